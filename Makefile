@@ -1,0 +1,176 @@
+# The version of the operator, its image and (later) its bundle.
+VERSION ?= 0.1.0
+IMAGE_TAG_BASE ?= quay.io/seed-operators/seed-operator
+IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+
+# Tools, pinned. Each is built from source through the Go module proxy into
+# ./bin under a name that carries its version, so a second run reuses it and
+# a version bump rebuilds it.
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+KUSTOMIZE_VERSION ?= v5.8.1
+GOLANGCI_LINT_VERSION ?= v2.15.0
+# The control plane envtest runs: kube-apiserver from k8s.io/kubernetes (its
+# staging modules are published as v0.<minor>.<patch>) and etcd.
+KUBERNETES_VERSION ?= v1.37.2
+KUBERNETES_STAGING_VERSION ?= $(subst v1.,v0.,$(KUBERNETES_VERSION))
+ETCD_VERSION ?= v3.6.16
+
+LOCALBIN ?= $(shell pwd)/bin
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBERNETES_VERSION)
+ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
+ENVTEST_DIR ?= $(LOCALBIN)/envtest/$(KUBERNETES_VERSION)-etcd-$(ETCD_VERSION)
+KUBECTL ?= kubectl
+
+# envtest uses the control plane built here, unless KUBEBUILDER_ASSETS names
+# another one.
+ifeq ($(origin KUBEBUILDER_ASSETS),undefined)
+KUBEBUILDER_ASSETS := $(ENVTEST_DIR)
+ENVTEST_PREREQ := envtest
+endif
+
+# The version stamped into the control plane binaries, so clients (and OLM's
+# minKubeVersion check) see a real version rather than v0.0.0-master.
+KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBERNETES_VERSION) \
+	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBERNETES_VERSION:v%=%))) \
+	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBERNETES_VERSION:v%=%))) \
+	-X k8s.io/component-base/version.gitTreeState=clean
+
+# Files and folders that generators write; verify fails when they differ
+# from what is committed.
+GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/role.yaml go.mod go.sum
+
+SHELL = /usr/bin/env bash -o pipefail
+.SHELLFLAGS = -ec
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Display this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: controller-gen ## Generate the CRDs and the ClusterRole from the kubebuilder markers.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
+
+.PHONY: generate
+generate: controller-gen ## Generate the DeepCopy methods of the API types.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+
+.PHONY: fmt
+fmt: ## Run go fmt.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+
+.PHONY: test
+test: manifests generate fmt vet $(ENVTEST_PREREQ) ## Run the unit and envtest suites.
+	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test ./... -coverprofile cover.out
+
+.PHONY: lint
+lint: golangci-lint ## Run golangci-lint.
+	$(GOLANGCI_LINT) run
+
+.PHONY: lint-fix
+lint-fix: golangci-lint ## Run golangci-lint and fix what it can.
+	$(GOLANGCI_LINT) run --fix
+
+.PHONY: verify
+verify: manifests generate ## Fail when a generated file is not what its generator writes, or go.mod is not tidy.
+	go mod tidy
+	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
+		git status --porcelain -- $(GENERATED); git --no-pager diff -- $(GENERATED); \
+		echo "Generated files are stale: run 'make manifests generate' and 'go mod tidy', then commit."; exit 1; \
+	fi
+
+##@ Build
+
+.PHONY: build
+build: manifests generate fmt vet ## Build the manager binary.
+	go build -o bin/manager .
+
+.PHONY: run
+run: manifests generate fmt vet ## Run the operator from your host, against the cluster of the current kubeconfig.
+	go run . --health-probe-bind-address=127.0.0.1:8081
+
+.PHONY: docker-build
+docker-build: ## Build the manager image (needs a container engine).
+	docker build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the manager image.
+	docker push $(IMG)
+
+##@ Deployment
+
+ifndef ignore-not-found
+  ignore-not-found = false
+endif
+
+.PHONY: install
+install: manifests kustomize ## Install the CRDs into the cluster of the current kubeconfig.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: manifests kustomize ## Remove the CRDs (and so every custom resource). ignore-not-found=true to ignore missing ones.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+.PHONY: deploy
+deploy: manifests kustomize ## Deploy the operator, image IMG, to the cluster of the current kubeconfig.
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: kustomize ## Remove the operator. ignore-not-found=true to ignore missing objects.
+	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+##@ Tools
+
+$(LOCALBIN):
+	mkdir -p $(LOCALBIN)
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Build controller-gen.
+$(CONTROLLER_GEN): | $(LOCALBIN)
+	$(call go-install-tool,$@,sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Build kustomize.
+$(KUSTOMIZE): | $(LOCALBIN)
+	$(call go-install-tool,$@,sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint.
+$(GOLANGCI_LINT): | $(LOCALBIN)
+	$(call go-install-tool,$@,github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
+
+.PHONY: envtest
+envtest: $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl ## Build the control plane envtest runs (kube-apiserver, etcd).
+
+$(KUBE_APISERVER): | $(LOCALBIN)
+	hack/build-module-binary.sh k8s.io/kubernetes $(KUBERNETES_VERSION) $(KUBERNETES_STAGING_VERSION) k8s.io/kubernetes/cmd/kube-apiserver $@ "$(KUBE_LDFLAGS)"
+
+$(ETCD): | $(LOCALBIN)
+	hack/build-module-binary.sh go.etcd.io/etcd/server/v3 $(ETCD_VERSION) $(ETCD_VERSION) go.etcd.io/etcd/server/v3 $@
+
+$(ENVTEST_DIR)/kube-apiserver: $(KUBE_APISERVER)
+	mkdir -p $(@D) && ln -sf $< $@
+$(ENVTEST_DIR)/etcd: $(ETCD)
+	mkdir -p $(@D) && ln -sf $< $@
+$(ENVTEST_DIR)/kubectl:
+	mkdir -p $(@D) && ln -sf "$$(command -v $(KUBECTL))" $@
+
+# go-install-tool builds package $(2) at version $(3) into $(1).
+define go-install-tool
+@echo "Building $(2)@$(3)"
+@tmp=$$(mktemp -d) && GOBIN=$$tmp go install $(2)@$(3) && mv $$tmp/* $(1) && rm -rf $$tmp
+endef

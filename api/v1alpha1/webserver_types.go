@@ -1,0 +1,145 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DefaultWebServerImage runs nginx as an unprivileged user listening on 8080,
+// so its pods pass the restricted Pod Security Standard unchanged.
+const DefaultWebServerImage = "docker.io/nginxinc/nginx-unprivileged:1.29.3-alpine"
+
+// WebServer condition types, beside the shared Ready.
+const (
+	// WebServerAvailable mirrors the Deployment's Available condition: at
+	// least the minimum number of replicas is serving.
+	WebServerAvailable = "Available"
+	// WebServerProgressing mirrors the Deployment's Progressing condition: a
+	// rollout (scale or image change) is under way or has finished.
+	WebServerProgressing = "Progressing"
+)
+
+// WebServerSpec is what the user asks for: nginx pods behind a Service.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.nodePort) || self.serviceType != 'ClusterIP'",message="nodePort can only be set when serviceType is NodePort or LoadBalancer"
+type WebServerSpec struct {
+	// replicas is the number of nginx pods to run.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// image is the container image the pods run. Changing it rolls the
+	// pods over to the new image one by one. The default runs as non-root,
+	// as the restricted Pod Security Standard requires.
+	// +kubebuilder:default="docker.io/nginxinc/nginx-unprivileged:1.29.3-alpine"
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="!self.matches('\\\\s')",message="image must not contain whitespace"
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// containerPort is the port the container listens on.
+	// +kubebuilder:default=8080
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	ContainerPort int32 `json:"containerPort,omitempty"`
+
+	// port is the port the Service exposes; traffic is forwarded to
+	// containerPort.
+	// +kubebuilder:default=80
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	Port int32 `json:"port,omitempty"`
+
+	// serviceType is how the Service is exposed.
+	// +kubebuilder:default=ClusterIP
+	// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
+	// +optional
+	ServiceType corev1.ServiceType `json:"serviceType,omitempty"`
+
+	// nodePort pins the port opened on every node, for the NodePort and
+	// LoadBalancer service types. When unset, Kubernetes picks one.
+	// +kubebuilder:validation:Minimum=30000
+	// +kubebuilder:validation:Maximum=32767
+	// +optional
+	NodePort *int32 `json:"nodePort,omitempty"`
+
+	// resources are the compute requests and limits of the nginx container.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty,omitzero"`
+}
+
+// WebServerStatus is what the operator observed.
+type WebServerStatus struct {
+	// replicas is the number of pods the Deployment currently has.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// readyReplicas is the number of pods that are ready to serve.
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// selector is the label selector of the pods, in string form, for the
+	// scale subresource (and so for HorizontalPodAutoscalers).
+	// +optional
+	Selector string `json:"selector,omitempty"`
+
+	// observedGeneration is the generation of the spec this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions are Available, Progressing and Ready.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// WebServer runs nginx as a Deployment named after it and exposes it through
+// a Service named <name>-service. Both are kept as the spec says: edited or
+// deleted, they are put back.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
+// +kubebuilder:resource:shortName=ws,categories=seed
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
+// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`,priority=1
+// +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.serviceType`,priority=1
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 55",message="name must be at most 55 characters, so that the Service <name>-service fits in 63"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="name must start with a letter and contain only lowercase letters, digits and '-', as the Service name <name>-service requires"
+type WebServer struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +kubebuilder:default={}
+	// +optional
+	Spec   WebServerSpec   `json:"spec,omitempty"`
+	Status WebServerStatus `json:"status,omitempty"`
+}
+
+// WebServerList is a list of WebServers.
+//
+// +kubebuilder:object:root=true
+type WebServerList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []WebServer `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&WebServer{}, &WebServerList{})
+}
+
+// GetConditions returns the status conditions.
+func (w *WebServer) GetConditions() []metav1.Condition { return w.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (w *WebServer) SetConditions(conditions []metav1.Condition) { w.Status.Conditions = conditions }

@@ -1,0 +1,65 @@
+// Package webserver reconciles WebServers: nginx pods in a Deployment, behind
+// a Service.
+package webserver
+
+import (
+	"context"
+	"errors"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+// Reconciler keeps a WebServer's Deployment and Service as its spec says,
+// and reports their state in its status.
+type Reconciler struct {
+	client.Client
+	Applier *kube.Applier
+}
+
+// +kubebuilder:rbac:groups=seed.example.com,resources=webservers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=seed.example.com,resources=webservers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=seed.example.com,resources=webservers/finalizers,verbs=update
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=core,resources=services,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile applies the desired Deployment and Service, then writes the
+// status observed from the Deployment. Owned objects are deleted by the
+// garbage collector through their owner references, so deletion needs no
+// finalizer.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ws := &seedv1alpha1.WebServer{}
+	if err := r.Get(ctx, req.NamespacedName, ws); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !ws.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	original := ws.DeepCopy()
+
+	deployment := &appsv1.Deployment{}
+	applyErr := errors.Join(
+		r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment),
+		r.Applier.Apply(ctx, ws, desiredService(ws), &corev1.Service{}),
+	)
+
+	computeStatus(ws, deployment, applyErr)
+	return ctrl.Result{}, errors.Join(applyErr, kube.PatchStatus(ctx, r.Client, original, ws))
+}
+
+// SetupWithManager reconciles a WebServer whenever it, its Deployment or its
+// Service changes, so drift and deletion of either are put back at once.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&seedv1alpha1.WebServer{}).
+		Owns(&appsv1.Deployment{}).
+		Owns(&corev1.Service{}).
+		Named("webserver").
+		Complete(r)
+}

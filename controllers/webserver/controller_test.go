@@ -1,0 +1,382 @@
+package webserver
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+)
+
+var _ = Describe("WebServer controller", func() {
+	var namespace string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "webserver-"}}
+		Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+		namespace = ns.Name
+	})
+
+	// create makes a WebServer with only a name, as a user would, changed by
+	// mutate, and returns it as stored (defaults applied).
+	create := func(ctx SpecContext, name string, mutate ...func(*seedv1alpha1.WebServer)) *seedv1alpha1.WebServer {
+		ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+		for _, m := range mutate {
+			m(ws)
+		}
+		Expect(k8sClient.Create(ctx, ws)).To(Succeed())
+		return ws
+	}
+	deploymentOf := func(ctx SpecContext, name string) *appsv1.Deployment {
+		d := &appsv1.Deployment{}
+		Eventually(ctx, func() error {
+			return k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, d)
+		}).Should(Succeed())
+		return d
+	}
+	serviceOf := func(ctx SpecContext, name string) *corev1.Service {
+		s := &corev1.Service{}
+		Eventually(ctx, func() error {
+			return k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name + "-service"}, s)
+		}).Should(Succeed())
+		return s
+	}
+	// update changes a WebServer as a user would, retrying when the
+	// operator wrote its status in between.
+	update := func(ctx SpecContext, name string, mutate func(*seedv1alpha1.WebServer)) {
+		Eventually(ctx, func(g Gomega) {
+			ws := &seedv1alpha1.WebServer{}
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, ws)).To(Succeed())
+			mutate(ws)
+			g.Expect(k8sClient.Update(ctx, ws)).To(Succeed())
+		}).Should(Succeed())
+	}
+	webServer := func(ctx SpecContext, g Gomega, name string) *seedv1alpha1.WebServer {
+		ws := &seedv1alpha1.WebServer{}
+		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, ws)).To(Succeed())
+		return ws
+	}
+	// rollOut plays the Deployment controller, which envtest does not run:
+	// every pod of the current template is up and ready.
+	rollOut := func(ctx SpecContext, name string) {
+		Eventually(ctx, func(g Gomega) {
+			d := &appsv1.Deployment{}
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, d)).To(Succeed())
+			n := *d.Spec.Replicas
+			d.Status = appsv1.DeploymentStatus{
+				ObservedGeneration: d.Generation,
+				Replicas:           n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
+				Conditions: []appsv1.DeploymentCondition{{
+					Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue,
+					Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability.",
+					LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+				}},
+			}
+			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+		}).Should(Succeed())
+	}
+	expectReady := func(ctx SpecContext, name string, status metav1.ConditionStatus, reason string) {
+		Eventually(ctx, func(g Gomega) {
+			ws := webServer(ctx, g, name)
+			ready := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Status).To(Equal(status))
+			g.Expect(ready.Reason).To(Equal(reason))
+			g.Expect(ready.ObservedGeneration).To(Equal(ws.Generation))
+			g.Expect(ws.Status.ObservedGeneration).To(Equal(ws.Generation))
+		}).Should(Succeed())
+	}
+	expectEvent := func(ctx SpecContext, name, reason, kind string) {
+		Eventually(ctx, func(g Gomega) {
+			events := &eventsv1.EventList{}
+			g.Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
+			g.Expect(events.Items).To(ContainElement(And(
+				HaveField("Regarding.Name", name),
+				HaveField("Regarding.Kind", "WebServer"),
+				HaveField("Reason", reason),
+				HaveField("Note", ContainSubstring(kind)),
+			)))
+		}).Should(Succeed())
+	}
+
+	It("creates a Deployment and a Service owned by the WebServer, in its namespace", func(ctx SpecContext) {
+		ws := create(ctx, "web")
+
+		d := deploymentOf(ctx, "web")
+		Expect(d.OwnerReferences).To(ConsistOf(And(
+			HaveField("UID", ws.UID), HaveField("Kind", "WebServer"),
+			HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
+		)))
+		Expect(d.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "seed-operator"))
+		Expect(*d.Spec.Replicas).To(BeEquivalentTo(1), "the API server defaults replicas to 1")
+		Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", seedv1alpha1.DefaultWebServerImage)))
+		Expect(d.Spec.Template.Spec.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
+
+		s := serviceOf(ctx, "web")
+		Expect(s.OwnerReferences).To(ConsistOf(HaveField("UID", ws.UID)))
+		Expect(s.Spec.Type).To(Equal(corev1.ServiceTypeClusterIP))
+		Expect(s.Spec.Ports).To(ConsistOf(And(HaveField("Port", BeEquivalentTo(80)), HaveField("TargetPort.StrVal", "http"))))
+		Expect(s.Spec.Selector).To(Equal(d.Spec.Selector.MatchLabels))
+
+		expectEvent(ctx, "web", "Created", "Deployment")
+		expectEvent(ctx, "web", "Created", "Service")
+		expectReady(ctx, "web", metav1.ConditionFalse, reasonAwaitingDeployment)
+	})
+
+	It("reports Ready once the Deployment's pods are, and follows its status", func(ctx SpecContext) {
+		create(ctx, "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](3) })
+		deploymentOf(ctx, "web")
+		rollOut(ctx, "web")
+
+		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
+		Eventually(ctx, func(g Gomega) {
+			ws := webServer(ctx, g, "web")
+			g.Expect(ws.Status.ReadyReplicas).To(BeEquivalentTo(3))
+			g.Expect(ws.Status.Replicas).To(BeEquivalentTo(3))
+			g.Expect(ws.Status.Selector).To(Equal("app.kubernetes.io/instance=web,app.kubernetes.io/name=webserver"))
+			g.Expect(meta.IsStatusConditionTrue(ws.Status.Conditions, seedv1alpha1.WebServerAvailable)).To(BeTrue())
+		}).Should(Succeed())
+
+		By("a pod failing its readiness probe")
+		d := deploymentOf(ctx, "web")
+		d.Status.ReadyReplicas, d.Status.AvailableReplicas = 2, 2
+		Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+		expectReady(ctx, "web", metav1.ConditionFalse, reasonPodsNotReady)
+	})
+
+	It("scales the Deployment when spec.replicas changes", func(ctx SpecContext) {
+		create(ctx, "web")
+		deploymentOf(ctx, "web")
+
+		update(ctx, "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](4) })
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(*deploymentOf(ctx, "web").Spec.Replicas).To(BeEquivalentTo(4))
+		}).Should(Succeed())
+		expectEvent(ctx, "web", "Updated", "Deployment")
+	})
+
+	It("upgrades the image with a rolling update and an unchanged selector", func(ctx SpecContext) {
+		const newImage = "docker.io/nginxinc/nginx-unprivileged:1.29.4-alpine"
+		create(ctx, "web")
+		before := deploymentOf(ctx, "web")
+
+		update(ctx, "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = newImage })
+		Eventually(ctx, func(g Gomega) {
+			d := deploymentOf(ctx, "web")
+			g.Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", newImage)))
+			g.Expect(d.Spec.Selector).To(Equal(before.Spec.Selector))
+			g.Expect(d.Spec.Strategy.Type).To(Equal(appsv1.RollingUpdateDeploymentStrategyType))
+		}).Should(Succeed())
+	})
+
+	It("puts the Deployment back when someone edits it", func(ctx SpecContext) {
+		create(ctx, "web")
+		deploymentOf(ctx, "web")
+		rollOut(ctx, "web")
+		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
+
+		Eventually(ctx, func(g Gomega) {
+			d := deploymentOf(ctx, "web")
+			d.Spec.Replicas = ptr.To[int32](7)
+			d.Spec.Template.Spec.Containers[0].Image = "docker.io/library/httpd:2.4"
+			g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
+		}).Should(Succeed())
+
+		Eventually(ctx, func(g Gomega) {
+			d := deploymentOf(ctx, "web")
+			g.Expect(*d.Spec.Replicas).To(BeEquivalentTo(1))
+			g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(seedv1alpha1.DefaultWebServerImage))
+		}).Should(Succeed())
+		expectEvent(ctx, "web", "Repaired", "Deployment")
+	})
+
+	It("puts the Service back when someone edits it", func(ctx SpecContext) {
+		create(ctx, "web")
+		serviceOf(ctx, "web")
+
+		Eventually(ctx, func(g Gomega) {
+			s := serviceOf(ctx, "web")
+			s.Spec.Ports[0].Port = 9999
+			s.Spec.Selector = map[string]string{"app": "something-else"}
+			g.Expect(k8sClient.Update(ctx, s)).To(Succeed())
+		}).Should(Succeed())
+
+		Eventually(ctx, func(g Gomega) {
+			s := serviceOf(ctx, "web")
+			g.Expect(s.Spec.Ports).To(ConsistOf(HaveField("Port", BeEquivalentTo(80))))
+			g.Expect(s.Spec.Selector).To(Equal(map[string]string{
+				"app.kubernetes.io/name": "webserver", "app.kubernetes.io/instance": "web",
+			}))
+		}).Should(Succeed())
+	})
+
+	It("recreates the Deployment and the Service when they are deleted", func(ctx SpecContext) {
+		create(ctx, "web")
+		d := deploymentOf(ctx, "web")
+		s := serviceOf(ctx, "web")
+		rollOut(ctx, "web")
+		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
+
+		Expect(k8sClient.Delete(ctx, d)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, s)).To(Succeed())
+
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(deploymentOf(ctx, "web").UID).NotTo(Equal(d.UID))
+			g.Expect(serviceOf(ctx, "web").UID).NotTo(Equal(s.UID))
+		}).Should(Succeed())
+		expectEvent(ctx, "web", "Recreated", "Deployment")
+		expectEvent(ctx, "web", "Recreated", "Service")
+	})
+
+	It("changes the Service type and pins the node port", func(ctx SpecContext) {
+		create(ctx, "web")
+		serviceOf(ctx, "web")
+
+		update(ctx, "web", func(ws *seedv1alpha1.WebServer) {
+			ws.Spec.ServiceType = corev1.ServiceTypeNodePort
+			ws.Spec.NodePort = ptr.To[int32](30080)
+		})
+		Eventually(ctx, func(g Gomega) {
+			s := serviceOf(ctx, "web")
+			g.Expect(s.Spec.Type).To(Equal(corev1.ServiceTypeNodePort))
+			g.Expect(s.Spec.Ports).To(ConsistOf(HaveField("NodePort", BeEquivalentTo(30080))))
+		}).Should(Succeed())
+
+		By("going back to ClusterIP, which has no node port")
+		update(ctx, "web", func(ws *seedv1alpha1.WebServer) {
+			ws.Spec.ServiceType = corev1.ServiceTypeClusterIP
+			ws.Spec.NodePort = nil
+		})
+		Eventually(ctx, func(g Gomega) {
+			s := serviceOf(ctx, "web")
+			g.Expect(s.Spec.Type).To(Equal(corev1.ServiceTypeClusterIP))
+			g.Expect(s.Spec.Ports).To(ConsistOf(HaveField("NodePort", BeZero())))
+		}).Should(Succeed())
+	})
+
+	It("serves the scale subresource, as kubectl scale and HorizontalPodAutoscalers use it", func(ctx SpecContext) {
+		ws := create(ctx, "web")
+		deploymentOf(ctx, "web")
+		rollOut(ctx, "web")
+		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
+
+		scale := &autoscalingv1.Scale{}
+		Expect(k8sClient.SubResource("scale").Get(ctx, ws, scale)).To(Succeed())
+		Expect(scale.Spec.Replicas).To(BeEquivalentTo(1))
+		Expect(scale.Status.Replicas).To(BeEquivalentTo(1))
+		Expect(scale.Status.Selector).To(Equal("app.kubernetes.io/instance=web,app.kubernetes.io/name=webserver"))
+
+		scale.Spec.Replicas = 3
+		Expect(k8sClient.SubResource("scale").Update(ctx, ws, client.WithSubResourceBody(scale))).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(*deploymentOf(ctx, "web").Spec.Replicas).To(BeEquivalentTo(3))
+		}).Should(Succeed())
+
+		By("refusing a scale beyond the spec's bounds")
+		Expect(k8sClient.SubResource("scale").Get(ctx, ws, scale)).To(Succeed())
+		scale.Spec.Replicas = 101
+		err := k8sClient.SubResource("scale").Update(ctx, ws, client.WithSubResourceBody(scale))
+		Expect(err).To(MatchError(ContainSubstring("spec.replicas: Invalid value: 101")))
+	})
+
+	It("writes nothing when a reconcile finds nothing changed", func(ctx SpecContext) {
+		create(ctx, "web")
+		deploymentOf(ctx, "web")
+		rollOut(ctx, "web")
+		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
+
+		key := types.NamespacedName{Namespace: namespace, Name: "web"}
+		versions := func(g Gomega) []string {
+			ws, d, s := &seedv1alpha1.WebServer{}, &appsv1.Deployment{}, &corev1.Service{}
+			g.Expect(k8sClient.Get(ctx, key, ws)).To(Succeed())
+			g.Expect(k8sClient.Get(ctx, key, d)).To(Succeed())
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: "web-service"}, s)).To(Succeed())
+			return []string{ws.ResourceVersion, d.ResourceVersion, s.ResourceVersion}
+		}
+		// The manager's cache must have caught up with the status written
+		// above before a reconcile can find nothing to do.
+		var before []string
+		Eventually(ctx, func(g Gomega) {
+			before = versions(g)
+			cached := &seedv1alpha1.WebServer{}
+			g.Expect(reconciler.Get(ctx, key, cached)).To(Succeed())
+			g.Expect(cached.ResourceVersion).To(Equal(before[0]))
+		}).Should(Succeed())
+
+		for range 3 {
+			Expect(reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: key})).To(Equal(ctrl.Result{}))
+		}
+		Expect(versions(Default)).To(Equal(before))
+	})
+
+	DescribeTable("refuses an invalid WebServer with a clear message",
+		func(ctx SpecContext, name string, mutate func(*seedv1alpha1.WebServer), message string) {
+			ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+			mutate(ws)
+			err := k8sClient.Create(ctx, ws)
+			Expect(err).To(MatchError(ContainSubstring(message)))
+
+			By("creating nothing")
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ws), &seedv1alpha1.WebServer{})).NotTo(Succeed())
+		},
+		Entry("negative replicas", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](-1) },
+			"spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0"),
+		Entry("too many replicas", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](101) },
+			"spec.replicas in body should be less than or equal to 100"),
+		Entry("an empty image", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = " " },
+			"image must not contain whitespace"),
+		Entry("an image with a space", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = "nginx latest" },
+			"image must not contain whitespace"),
+		Entry("port zero", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Port = -1 },
+			"spec.port in body should be greater than or equal to 1"),
+		Entry("port out of range", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Port = 70000 },
+			"spec.port in body should be less than or equal to 65535"),
+		Entry("container port out of range", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.ContainerPort = 65536 },
+			"spec.containerPort in body should be less than or equal to 65535"),
+		Entry("an unknown service type", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.ServiceType = "ExternalName" },
+			`spec.serviceType: Unsupported value: "ExternalName": supported values: "ClusterIP", "NodePort", "LoadBalancer"`),
+		Entry("a node port outside the node port range", "web", func(ws *seedv1alpha1.WebServer) {
+			ws.Spec.ServiceType = corev1.ServiceTypeNodePort
+			ws.Spec.NodePort = ptr.To[int32](8080)
+		}, "spec.nodePort in body should be greater than or equal to 30000"),
+		Entry("a node port on a ClusterIP service", "web", func(ws *seedv1alpha1.WebServer) {
+			ws.Spec.NodePort = ptr.To[int32](30080)
+		}, "nodePort can only be set when serviceType is NodePort or LoadBalancer"),
+		Entry("a name too long for its Service", strings.Repeat("w", 56), func(*seedv1alpha1.WebServer) {},
+			"name must be at most 55 characters, so that the Service <name>-service fits in 63"),
+		Entry("a name that starts with a digit", "1web", func(*seedv1alpha1.WebServer) {},
+			"name must start with a letter"),
+		Entry("a name with a dot", "web.example", func(*seedv1alpha1.WebServer) {},
+			"name must start with a letter and contain only lowercase letters, digits and '-'"),
+	)
+
+	It("refuses an invalid update and leaves the running WebServer as it was", func(ctx SpecContext) {
+		create(ctx, "web")
+		deploymentOf(ctx, "web")
+
+		Eventually(ctx, func(g Gomega) {
+			ws := webServer(ctx, g, "web")
+			ws.Spec.ServiceType = "Headless"
+			g.Expect(k8sClient.Update(ctx, ws)).To(MatchError(ContainSubstring(`spec.serviceType: Unsupported value: "Headless"`)))
+		}).Should(Succeed())
+		Expect(serviceOf(ctx, "web").Spec.Type).To(Equal(corev1.ServiceTypeClusterIP))
+	})
+
+	It("accepts the longest name it allows", func(ctx SpecContext) {
+		name := strings.Repeat("w", 55)
+		create(ctx, name)
+		Expect(serviceOf(ctx, name).Name).To(Equal(fmt.Sprintf("%s-service", name)))
+	})
+})

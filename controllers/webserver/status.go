@@ -1,0 +1,73 @@
+package webserver
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+// Reasons of the WebServer's conditions, beside those copied from the
+// Deployment.
+const (
+	reasonAwaitingDeployment = "AwaitingDeployment"
+	reasonRollingOut         = "RollingOut"
+	reasonPodsNotReady       = "PodsNotReady"
+	reasonReady              = "Ready"
+	reasonScaledToZero       = "ScaledToZero"
+)
+
+// computeStatus rebuilds a WebServer's status from its Deployment, as the API
+// server last returned it, and from the error of applying the owned objects.
+func computeStatus(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, applyErr error) {
+	ws.Status.ObservedGeneration = ws.Generation
+	ws.Status.Selector = labels.SelectorFromSet(kube.SelectorLabels(kind, ws.Name)).String()
+	ws.Status.Replicas = deployment.Status.Replicas
+	ws.Status.ReadyReplicas = deployment.Status.ReadyReplicas
+
+	setFromDeployment(ws, seedv1alpha1.WebServerAvailable, deployment, appsv1.DeploymentAvailable)
+	setFromDeployment(ws, seedv1alpha1.WebServerProgressing, deployment, appsv1.DeploymentProgressing)
+	setReady(ws, deployment, applyErr)
+}
+
+// setFromDeployment copies one of the Deployment's conditions, which the
+// Deployment controller keeps, onto the WebServer.
+func setFromDeployment(ws *seedv1alpha1.WebServer, conditionType string, deployment *appsv1.Deployment, from appsv1.DeploymentConditionType) {
+	for _, c := range deployment.Status.Conditions {
+		if c.Type == from {
+			kube.SetCondition(ws, conditionType, metav1.ConditionStatus(c.Status), c.Reason, c.Message)
+			return
+		}
+	}
+	kube.SetCondition(ws, conditionType, metav1.ConditionUnknown, reasonAwaitingDeployment,
+		"The Deployment controller has not reported on the Deployment yet")
+}
+
+// setReady is true when every pod the spec asks for runs the current
+// template and is ready, and no old pod is left.
+func setReady(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, applyErr error) {
+	want := replicas(ws)
+	got := deployment.Status
+	switch {
+	case applyErr != nil:
+		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed, applyErr.Error())
+	case got.ObservedGeneration < deployment.Generation:
+		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonAwaitingDeployment,
+			fmt.Sprintf("The Deployment controller has not yet seen generation %d of the Deployment", deployment.Generation))
+	case got.UpdatedReplicas < want || got.Replicas > want:
+		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonRollingOut,
+			fmt.Sprintf("%d of %d pods run the current template, %d pods in all", got.UpdatedReplicas, want, got.Replicas))
+	case got.ReadyReplicas < want:
+		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonPodsNotReady,
+			fmt.Sprintf("%d of %d pods are ready", got.ReadyReplicas, want))
+	case want == 0:
+		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionTrue, reasonScaledToZero, "Scaled to zero replicas")
+	default:
+		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionTrue, reasonReady,
+			fmt.Sprintf("%d of %d pods are ready", got.ReadyReplicas, want))
+	}
+}

@@ -1,0 +1,173 @@
+package webserver
+
+import (
+	"errors"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	. "github.com/onsi/gomega/gstruct"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+)
+
+// deploymentWith is a Deployment at generation 2 whose controller reported
+// the given status.
+func deploymentWith(status appsv1.DeploymentStatus) *appsv1.Deployment {
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Generation: 2}, Status: status}
+}
+
+func TestComputeStatus(t *testing.T) {
+	available := appsv1.DeploymentCondition{
+		Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue,
+		Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability.",
+	}
+	progressing := appsv1.DeploymentCondition{
+		Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue,
+		Reason: "NewReplicaSetAvailable", Message: "ReplicaSet has successfully progressed.",
+	}
+	three := func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](3) }
+
+	tests := []struct {
+		name            string
+		ws              *seedv1alpha1.WebServer
+		deployment      *appsv1.Deployment
+		applyErr        error
+		wantReady       metav1.ConditionStatus
+		wantReason      string
+		wantMessage     string
+		wantAvailable   metav1.ConditionStatus
+		wantReadyCount  int32
+		wantReplicasNow int32
+	}{
+		{
+			name:          "apply failed",
+			ws:            newWebServer(),
+			deployment:    &appsv1.Deployment{},
+			applyErr:      errors.New("applying Deployment team-a/web: forbidden"),
+			wantReady:     metav1.ConditionFalse,
+			wantReason:    seedv1alpha1.ReasonReconcileFailed,
+			wantMessage:   "applying Deployment team-a/web: forbidden",
+			wantAvailable: metav1.ConditionUnknown,
+		},
+		{
+			name:          "new Deployment not yet seen by its controller",
+			ws:            newWebServer(),
+			deployment:    deploymentWith(appsv1.DeploymentStatus{}),
+			wantReady:     metav1.ConditionFalse,
+			wantReason:    reasonAwaitingDeployment,
+			wantMessage:   "not yet seen generation 2",
+			wantAvailable: metav1.ConditionUnknown,
+		},
+		{
+			name: "rolling out a new image",
+			ws:   newWebServer(three),
+			deployment: deploymentWith(appsv1.DeploymentStatus{
+				ObservedGeneration: 2, Replicas: 4, UpdatedReplicas: 1, ReadyReplicas: 3,
+				Conditions: []appsv1.DeploymentCondition{available, progressing},
+			}),
+			wantReady:       metav1.ConditionFalse,
+			wantReason:      reasonRollingOut,
+			wantMessage:     "1 of 3 pods run the current template, 4 pods in all",
+			wantAvailable:   metav1.ConditionTrue,
+			wantReadyCount:  3,
+			wantReplicasNow: 4,
+		},
+		{
+			name: "old pods still terminating",
+			ws:   newWebServer(three),
+			deployment: deploymentWith(appsv1.DeploymentStatus{
+				ObservedGeneration: 2, Replicas: 4, UpdatedReplicas: 3, ReadyReplicas: 3,
+				Conditions: []appsv1.DeploymentCondition{available},
+			}),
+			wantReady:       metav1.ConditionFalse,
+			wantReason:      reasonRollingOut,
+			wantAvailable:   metav1.ConditionTrue,
+			wantReadyCount:  3,
+			wantReplicasNow: 4,
+		},
+		{
+			name: "pods not ready",
+			ws:   newWebServer(three),
+			deployment: deploymentWith(appsv1.DeploymentStatus{
+				ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 2,
+			}),
+			wantReady:       metav1.ConditionFalse,
+			wantReason:      reasonPodsNotReady,
+			wantMessage:     "2 of 3 pods are ready",
+			wantAvailable:   metav1.ConditionUnknown,
+			wantReadyCount:  2,
+			wantReplicasNow: 3,
+		},
+		{
+			name: "every pod ready",
+			ws:   newWebServer(three),
+			deployment: deploymentWith(appsv1.DeploymentStatus{
+				ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 3,
+				Conditions: []appsv1.DeploymentCondition{available, progressing},
+			}),
+			wantReady:       metav1.ConditionTrue,
+			wantReason:      reasonReady,
+			wantMessage:     "3 of 3 pods are ready",
+			wantAvailable:   metav1.ConditionTrue,
+			wantReadyCount:  3,
+			wantReplicasNow: 3,
+		},
+		{
+			name:          "scaled to zero",
+			ws:            newWebServer(func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](0) }),
+			deployment:    deploymentWith(appsv1.DeploymentStatus{ObservedGeneration: 2}),
+			wantReady:     metav1.ConditionTrue,
+			wantReason:    reasonScaledToZero,
+			wantAvailable: metav1.ConditionUnknown,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			tt.ws.Generation = 7
+
+			computeStatus(tt.ws, tt.deployment, tt.applyErr)
+
+			st := tt.ws.Status
+			g.Expect(st.ObservedGeneration).To(BeEquivalentTo(7))
+			g.Expect(st.Selector).To(Equal("app.kubernetes.io/instance=web,app.kubernetes.io/name=webserver"))
+			g.Expect(st.Replicas).To(Equal(tt.wantReplicasNow))
+			g.Expect(st.ReadyReplicas).To(Equal(tt.wantReadyCount))
+			g.Expect(st.Conditions).To(HaveLen(3))
+			for _, c := range st.Conditions {
+				g.Expect(c.ObservedGeneration).To(BeEquivalentTo(7), c.Type)
+			}
+
+			ready := meta.FindStatusCondition(st.Conditions, seedv1alpha1.ConditionReady)
+			g.Expect(ready.Status).To(Equal(tt.wantReady))
+			g.Expect(ready.Reason).To(Equal(tt.wantReason))
+			g.Expect(ready.Message).To(ContainSubstring(tt.wantMessage))
+			avail := meta.FindStatusCondition(st.Conditions, seedv1alpha1.WebServerAvailable)
+			g.Expect(avail.Status).To(Equal(tt.wantAvailable))
+		})
+	}
+}
+
+func TestComputeStatusCopiesDeploymentConditions(t *testing.T) {
+	g := NewWithT(t)
+	ws := newWebServer()
+	computeStatus(ws, deploymentWith(appsv1.DeploymentStatus{
+		ObservedGeneration: 2,
+		Conditions: []appsv1.DeploymentCondition{{
+			Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
+			Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "web-abc" has timed out progressing.`,
+		}},
+	}), nil)
+
+	progressing := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.WebServerProgressing)
+	g.Expect(progressing).To(PointTo(MatchFields(IgnoreExtras, Fields{
+		"Status":  Equal(metav1.ConditionFalse),
+		"Reason":  Equal("ProgressDeadlineExceeded"),
+		"Message": Equal(`ReplicaSet "web-abc" has timed out progressing.`),
+	})))
+}

@@ -1,0 +1,5 @@
+// Package kube holds the mechanics every seed-operator controller shares:
+// the labels and owner reference of owned objects, server-side apply with
+// change detection and events, and condition setters. A controller that needs
+// one of these calls it here rather than writing its own.
+package kube

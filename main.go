@@ -1,0 +1,168 @@
+// Command seed-operator runs the controllers of the seed.example.com kinds.
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/controllers/webserver"
+	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/watch"
+)
+
+var scheme = runtime.NewScheme()
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(seedv1alpha1.AddToScheme(scheme))
+}
+
+// options are the command line flags, named as in kubebuilder's scaffold.
+type options struct {
+	metricsAddr            string
+	secureMetrics          bool
+	enableHTTP2            bool
+	probeAddr              string
+	leaderElect            bool
+	leaderElectionNS       string
+	leaseDuration          time.Duration
+	renewDeadline          time.Duration
+	retryPeriod            time.Duration
+	gracefulShutdownPeriod time.Duration
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", "0",
+		"The address the metrics endpoint binds to, e.g. :8443 for HTTPS or :8080 for HTTP. 0 turns it off.")
+	flag.BoolVar(&o.secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS, to clients that authenticate and are authorized to get /metrics.")
+	flag.BoolVar(&o.enableHTTP2, "enable-http2", false,
+		"Serve metrics over HTTP/2 as well. Off by default against the HTTP/2 Stream Cancellation and Rapid Reset CVEs.")
+	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the liveness and readiness probes bind to.")
+	flag.BoolVar(&o.leaderElect, "leader-elect", false,
+		"Elect a leader on a Lease, so that of several replicas only one reconciles at a time.")
+	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",
+		"The namespace of the leader election Lease. Defaults to the pod's namespace; required outside a cluster.")
+	flag.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second,
+		"How long followers wait after the last renewal before taking the lead.")
+	flag.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second,
+		"How long the leader keeps trying to renew before it gives the lead up.")
+	flag.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second,
+		"How often candidates try to acquire or renew the lead.")
+	flag.DurationVar(&o.gracefulShutdownPeriod, "graceful-shutdown-timeout", 30*time.Second,
+		"How long in-flight reconciles may take to finish once the process is asked to stop.")
+	zapOpts := zap.Options{Development: false}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+
+	if err := run(o); err != nil {
+		ctrl.Log.Error(err, "Operator stopped")
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	setupLog := ctrl.Log.WithName("setup")
+
+	namespaces, err := watch.Namespaces(os.Getenv(watch.NamespaceEnv))
+	if err != nil {
+		return err
+	}
+
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsOptions(o),
+		HealthProbeBindAddress:        o.probeAddr,
+		LeaderElection:                o.leaderElect,
+		LeaderElectionID:              "seed-operator.seed.example.com",
+		LeaderElectionNamespace:       o.leaderElectionNS,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &o.leaseDuration,
+		RenewDeadline:                 &o.renewDeadline,
+		RetryPeriod:                   &o.retryPeriod,
+		GracefulShutdownTimeout:       &o.gracefulShutdownPeriod,
+		Cache:                         cacheOptions(namespaces),
+	})
+	if err != nil {
+		return fmt.Errorf("creating the manager: %w", err)
+	}
+
+	applier := &kube.Applier{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder(kube.FieldManager)}
+	if err := (&webserver.Reconciler{Client: mgr.GetClient(), Applier: applier}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the webserver controller: %w", err)
+	}
+
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding the liveness check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding the readiness check: %w", err)
+	}
+
+	setupLog.Info("Starting the manager", "namespaces", namespaceNames(namespaces))
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		return fmt.Errorf("running the manager: %w", err)
+	}
+	return nil
+}
+
+// metricsOptions serves metrics over HTTPS to authenticated and authorized
+// clients only (TokenReview and SubjectAccessReview), unless told otherwise.
+func metricsOptions(o options) metricsserver.Options {
+	opts := metricsserver.Options{
+		BindAddress:   o.metricsAddr,
+		SecureServing: o.secureMetrics,
+	}
+	if o.secureMetrics {
+		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	if !o.enableHTTP2 {
+		opts.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
+	}
+	return opts
+}
+
+// cacheOptions limits the cache to the watched namespaces and, for the kinds
+// the operator creates, to the objects it manages, so that a cluster full of
+// other Deployments and Services costs it no memory.
+func cacheOptions(namespaces map[string]cache.Config) cache.Options {
+	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{kube.LabelManagedBy: kube.ManagedBy})}
+	return cache.Options{
+		DefaultNamespaces: namespaces,
+		ByObject: map[client.Object]cache.ByObject{
+			&appsv1.Deployment{}: managed,
+			&corev1.Service{}:    managed,
+		},
+	}
+}
+
+func namespaceNames(namespaces map[string]cache.Config) []string {
+	if namespaces == nil {
+		return []string{"(all)"}
+	}
+	names := make([]string, 0, len(namespaces))
+	for name := range namespaces {
+		names = append(names, name)
+	}
+	return names
+}
