@@ -5,17 +5,30 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
-var (
-	// GroupVersion is the group and version used to register these objects.
-	GroupVersion = schema.GroupVersion{Group: "seed.example.com", Version: "v1alpha1"}
+// GroupVersion is the group and version of these types.
+var GroupVersion = schema.GroupVersion{Group: "seed.example.com", Version: "v1alpha1"}
 
-	// SchemeBuilder is used to add Go types to the GroupVersionKind scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+// schemeBuilder collects the registration of each kind, which its own file
+// adds in init.
+var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+})
 
-	// AddToScheme adds the types in this group-version to the given scheme.
-	AddToScheme = SchemeBuilder.AddToScheme
-)
+// AddToScheme adds the types of this group and version to a scheme.
+func AddToScheme(s *runtime.Scheme) error {
+	return schemeBuilder.AddToScheme(s)
+}
+
+// register adds kinds to the scheme builder.
+func register(objects ...runtime.Object) {
+	schemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, objects...)
+		return nil
+	})
+}

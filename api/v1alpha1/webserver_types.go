@@ -135,7 +135,7 @@ type WebServerList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&WebServer{}, &WebServerList{})
+	register(&WebServer{}, &WebServerList{})
 }
 
 // GetConditions returns the status conditions.

@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,7 +26,7 @@ func hasForeignSpecFields(obj client.Object) (bool, error) {
 			continue
 		}
 		fields := &fieldpath.Set{}
-		if err := fields.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+		if err := fields.FromJSON(entry.FieldsV1.GetRawReader()); err != nil {
 			return false, fmt.Errorf("reading the fields managed by %q: %w", entry.Manager, err)
 		}
 		if entry.Manager == FieldManager {
