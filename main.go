@@ -10,13 +10,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -143,16 +141,11 @@ func metricsOptions(o options) metricsserver.Options {
 }
 
 // cacheOptions limits the cache to the watched namespaces and, for the kinds
-// the operator creates, to the objects it manages, so that a cluster full of
-// other Deployments and Services costs it no memory.
+// the operator creates, to the objects it manages.
 func cacheOptions(namespaces map[string]cache.Config) cache.Options {
-	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{kube.LabelManagedBy: kube.ManagedBy})}
 	return cache.Options{
 		DefaultNamespaces: namespaces,
-		ByObject: map[client.Object]cache.ByObject{
-			&appsv1.Deployment{}: managed,
-			&corev1.Service{}:    managed,
-		},
+		ByObject:          kube.ManagedOnly(&appsv1.Deployment{}, &corev1.Service{}),
 	}
 }
 

@@ -1,5 +1,11 @@
 package kube
 
+import (
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
 // Standard labels, as recommended for Kubernetes applications.
 const (
 	LabelName      = "app.kubernetes.io/name"
@@ -24,7 +30,19 @@ func SelectorLabels(kind, instance string) map[string]string {
 // Labels are the labels of an object made for a custom resource: its
 // selector labels and who manages it.
 func Labels(kind, instance string) map[string]string {
-	labels := SelectorLabels(kind, instance)
-	labels[LabelManagedBy] = ManagedBy
-	return labels
+	all := SelectorLabels(kind, instance)
+	all[LabelManagedBy] = ManagedBy
+	return all
+}
+
+// ManagedOnly restricts the cache, for each of the given owned types, to the
+// objects the operator manages, so that a cluster full of other Deployments
+// and Services costs the manager no memory.
+func ManagedOnly(ownedTypes ...client.Object) map[client.Object]cache.ByObject {
+	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})}
+	byObject := make(map[client.Object]cache.ByObject, len(ownedTypes))
+	for _, t := range ownedTypes {
+		byObject[t] = managed
+	}
+	return byObject
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -76,15 +76,10 @@ func (a *Applier) removeForeignSpecFields(ctx context.Context, owner Object, des
 	if err := remarshal(current, &merged); err != nil {
 		return err
 	}
-	merged["spec"] = want["spec"]
+	// The cached object carries no apiVersion and kind; desired does.
+	merged["apiVersion"], merged["kind"], merged["spec"] = want["apiVersion"], want["kind"], want["spec"]
 	delete(merged, "status")
-	replaced, ok := current.DeepCopyObject().(client.Object)
-	if !ok {
-		return fmt.Errorf("%T is not a client.Object", current)
-	}
-	if err := remarshal(merged, replaced); err != nil {
-		return err
-	}
+	replaced := &unstructured.Unstructured{Object: merged}
 	if err := a.Client.Update(ctx, replaced, client.FieldOwner(FieldManager)); err != nil {
 		a.Recorder.Eventf(owner, nil, corev1.EventTypeWarning, ReasonApplyFailed, "Update",
 			"Could not remove fields others added to %s %s: %v", ptr.Deref(desired.GetKind(), ""), current.GetName(), err)

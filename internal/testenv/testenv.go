@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -59,15 +58,10 @@ func Start(ownedTypes ...client.Object) (*Env, error) {
 		return nil, fmt.Errorf("creating a client: %w", err)
 	}
 
-	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{kube.LabelManagedBy: kube.ManagedBy})}
-	byObject := map[client.Object]cache.ByObject{}
-	for _, t := range ownedTypes {
-		byObject[t] = managed
-	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
-		Cache:   cache.Options{ByObject: byObject},
+		Cache:   cache.Options{ByObject: kube.ManagedOnly(ownedTypes...)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
