@@ -45,8 +45,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	deployment := &appsv1.Deployment{}
 	applyErr := errors.Join(
-		r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment),
-		r.Applier.Apply(ctx, ws, desiredService(ws), &corev1.Service{}),
+		r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment, kube.Exclusive()),
+		r.Applier.Apply(ctx, ws, desiredService(ws), &corev1.Service{}, kube.Exclusive()),
 	)
 
 	computeStatus(ws, deployment, applyErr)

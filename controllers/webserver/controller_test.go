@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,15 +17,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 var _ = Describe("WebServer controller", func() {
 	var namespace string
 
 	BeforeEach(func(ctx SpecContext) {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "webserver-"}}
-		Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-		namespace = ns.Name
+		namespace = env.Namespace(ctx, "webserver")
 	})
 
 	// create makes a WebServer with only a name, as a user would, changed by
@@ -53,15 +51,9 @@ var _ = Describe("WebServer controller", func() {
 		}).Should(Succeed())
 		return s
 	}
-	// update changes a WebServer as a user would, retrying when the
-	// operator wrote its status in between.
 	update := func(ctx SpecContext, name string, mutate func(*seedv1alpha1.WebServer)) {
-		Eventually(ctx, func(g Gomega) {
-			ws := &seedv1alpha1.WebServer{}
-			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, ws)).To(Succeed())
-			mutate(ws)
-			g.Expect(k8sClient.Update(ctx, ws)).To(Succeed())
-		}).Should(Succeed())
+		ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+		testenv.Update(ctx, k8sClient, ws, mutate)
 	}
 	webServer := func(ctx SpecContext, g Gomega, name string) *seedv1alpha1.WebServer {
 		ws := &seedv1alpha1.WebServer{}
@@ -88,27 +80,13 @@ var _ = Describe("WebServer controller", func() {
 		}).Should(Succeed())
 	}
 	expectReady := func(ctx SpecContext, name string, status metav1.ConditionStatus, reason string) {
-		Eventually(ctx, func(g Gomega) {
-			ws := webServer(ctx, g, name)
-			ready := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady)
-			g.Expect(ready).NotTo(BeNil())
-			g.Expect(ready.Status).To(Equal(status))
-			g.Expect(ready.Reason).To(Equal(reason))
-			g.Expect(ready.ObservedGeneration).To(Equal(ws.Generation))
-			g.Expect(ws.Status.ObservedGeneration).To(Equal(ws.Generation))
-		}).Should(Succeed())
+		ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+		testenv.ExpectCondition(ctx, k8sClient, ws, seedv1alpha1.ConditionReady, status, reason)
+		Expect(ws.Status.ObservedGeneration).To(Equal(ws.Generation))
 	}
 	expectEvent := func(ctx SpecContext, name, reason, kind string) {
-		Eventually(ctx, func(g Gomega) {
-			events := &eventsv1.EventList{}
-			g.Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
-			g.Expect(events.Items).To(ContainElement(And(
-				HaveField("Regarding.Name", name),
-				HaveField("Regarding.Kind", "WebServer"),
-				HaveField("Reason", reason),
-				HaveField("Note", ContainSubstring(kind)),
-			)))
-		}).Should(Succeed())
+		ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+		testenv.ExpectEvent(ctx, k8sClient, ws, "WebServer", reason, kind)
 	}
 
 	It("creates a Deployment and a Service owned by the WebServer, in its namespace", func(ctx SpecContext) {

@@ -59,40 +59,19 @@ func podSpec(ws *seedv1alpha1.WebServer) *corev1ac.PodSpecApplyConfiguration {
 		WithReadinessProbe(corev1ac.Probe().
 			WithTCPSocket(corev1ac.TCPSocketAction().WithPort(intstr.FromString(portName))).
 			WithPeriodSeconds(5)).
-		WithSecurityContext(corev1ac.SecurityContext().
-			WithAllowPrivilegeEscalation(false).
-			WithReadOnlyRootFilesystem(true).
-			WithCapabilities(corev1ac.Capabilities().WithDrop("ALL"))).
+		WithSecurityContext(kube.RestrictedSecurityContext().WithReadOnlyRootFilesystem(true)).
 		WithVolumeMounts(corev1ac.VolumeMount().WithName(tmpVolume).WithMountPath("/tmp"))
-	if resources := resourceRequirements(ws.Spec.Resources); resources != nil {
+	if resources := kube.ResourceRequirements(ws.Spec.Resources); resources != nil {
 		container.WithResources(resources)
 	}
 
 	return corev1ac.PodSpec().
 		WithAutomountServiceAccountToken(false).
-		WithSecurityContext(corev1ac.PodSecurityContext().
-			WithRunAsNonRoot(true).
-			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
+		WithSecurityContext(kube.RestrictedPodSecurityContext()).
 		WithContainers(container).
 		WithVolumes(corev1ac.Volume().
 			WithName(tmpVolume).
 			WithEmptyDir(corev1ac.EmptyDirVolumeSource()))
-}
-
-// resourceRequirements is nil when none are asked for, so the operator
-// claims no ownership of the field and a LimitRange's defaults stay.
-func resourceRequirements(r corev1.ResourceRequirements) *corev1ac.ResourceRequirementsApplyConfiguration {
-	if len(r.Requests) == 0 && len(r.Limits) == 0 {
-		return nil
-	}
-	ac := corev1ac.ResourceRequirements()
-	if len(r.Requests) > 0 {
-		ac.WithRequests(r.Requests)
-	}
-	if len(r.Limits) > 0 {
-		ac.WithLimits(r.Limits)
-	}
-	return ac
 }
 
 // replicas reads spec.replicas, which the API server defaults to 1.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // FieldManager owns every field the operator sets on the objects it manages.
@@ -37,16 +39,49 @@ type ApplyConfiguration interface {
 // Applier creates and updates the objects a custom resource owns with
 // server-side apply, and records on the owner an event for each change.
 type Applier struct {
-	Client   client.Client
-	Recorder events.EventRecorder
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// APIReader reads from the API server, to confirm that an object the
+	// cache does not have yet is really missing.
+	APIReader client.Reader
+	Recorder  events.EventRecorder
+}
+
+// NewApplier is the Applier of the manager's controllers: it writes as the
+// operator's field manager and records events under the operator's name.
+func NewApplier(mgr manager.Manager) *Applier {
+	return &Applier{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder(FieldManager),
+	}
+}
+
+// ApplyOption changes how Apply treats an object.
+type ApplyOption func(*applyOptions)
+
+type applyOptions struct {
+	exclusive bool
+}
+
+// Exclusive makes the operator's spec the whole spec of the object: spec
+// fields someone else added are removed too. It suits kinds whose spec can
+// be rewritten in full, such as Deployments and Services, and not those with
+// immutable fields the API server fills in, such as a Job's selector.
+func Exclusive() ApplyOption {
+	return func(o *applyOptions) { o.exclusive = true }
 }
 
 // Apply makes the object in the cluster match desired. Fields that someone
 // else changed are taken back (forced ownership), fields the operator does
-// not set are left alone, and nothing is written when nothing differs.
-// live must be an empty object of desired's type; it is filled with the
-// object as the API server stored it.
-func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfiguration, live client.Object) error {
+// not set are left alone unless the apply is Exclusive, and nothing is
+// written when nothing differs. live must be an empty object of desired's
+// type; it is filled with the object as the API server stored it.
+func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) error {
+	var o applyOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	kind := ptr.Deref(desired.GetKind(), "")
 	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
 
@@ -54,22 +89,18 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 	if !ok {
 		return fmt.Errorf("%T is not a client.Object", live)
 	}
-	existed := true
-	if err := a.Client.Get(ctx, key, previous); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("getting %s %s: %w", kind, key, err)
-		}
-		existed = false
+	existed, err := a.get(ctx, key, previous)
+	if err != nil {
+		return fmt.Errorf("getting %s %s: %w", kind, key, err)
 	}
-	if existed {
+	if existed && o.exclusive {
 		if err := a.removeForeignSpecFields(ctx, owner, desired, previous); err != nil {
 			return fmt.Errorf("removing fields others added to %s %s: %w", kind, key, err)
 		}
 	}
 
 	if err := a.Client.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		a.Recorder.Eventf(owner, nil, corev1.EventTypeWarning, ReasonApplyFailed, "Apply",
-			"Could not apply %s %s: %v", kind, key.Name, err)
+		a.warn(owner, "Apply", "Could not apply %s %s: %v", kind, key.Name, err)
 		// The status can still describe the object as it was.
 		if existed {
 			err = errors.Join(err, remarshal(previous, live))
@@ -86,6 +117,49 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, key.Name)
 	}
 	return nil
+}
+
+// maxEventNote is the longest note, in bytes, the API server takes in an
+// event.
+const maxEventNote = 1024
+
+// warn records a warning event on owner, cut to the length an event may
+// have: the API server's error messages can be longer, and an event that
+// is too long is dropped entirely.
+func (a *Applier) warn(owner Object, action, format string, args ...any) {
+	a.Recorder.Eventf(owner, nil, corev1.EventTypeWarning, ReasonApplyFailed, action, "%s", truncate(fmt.Sprintf(format, args...), maxEventNote))
+}
+
+// truncate cuts s to at most limit bytes, on a character boundary, and
+// marks the cut with an ellipsis.
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	const ellipsis = "…"
+	cut := limit - len(ellipsis)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ellipsis
+}
+
+// get reads an object from the cache and, when the cache does not have it,
+// from the API server: right after the operator created an object, the
+// cache may not have seen it yet, and it must not be reported as created
+// twice.
+func (a *Applier) get(ctx context.Context, key client.ObjectKey, obj client.Object) (bool, error) {
+	err := a.Client.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) {
+		err = a.APIReader.Get(ctx, key, obj)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
 }
 
 // changeReason names what an apply did, for the event on the owner: whether

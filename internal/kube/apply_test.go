@@ -28,3 +28,26 @@ func TestChangeReason(t *testing.T) {
 		})
 	}
 }
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		limit int
+		want  string
+	}{
+		{name: "short enough", in: "abc", limit: 3, want: "abc"},
+		{name: "cut with an ellipsis", in: "abcdefgh", limit: 6, want: "abc…"},
+		// "é" is two bytes and "…" three: a cut at byte 4 would split the
+		// second "é", so it moves before it.
+		{name: "never inside a character", in: "aéééé", limit: 7, want: "aé…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got := truncate(tt.in, tt.limit)
+			g.Expect(got).To(Equal(tt.want))
+			g.Expect(len(got)).To(BeNumerically("<=", tt.limit))
+		})
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -13,6 +12,14 @@ import (
 )
 
 var specField = fieldpath.PathElement{FieldName: ptr.To("spec")}
+
+// controlPlaneManagers are Kubernetes' own components. The spec fields they
+// set are part of how the object works, not drift: the volume a claim is
+// bound to, the node a pod is scheduled on.
+var controlPlaneManagers = map[string]bool{
+	"kube-controller-manager": true,
+	"kube-scheduler":          true,
+}
 
 // hasForeignSpecFields tells whether someone other than the operator owns a
 // field of the spec that the operator does not set: a selector key, a port
@@ -29,9 +36,10 @@ func hasForeignSpecFields(obj client.Object) (bool, error) {
 		if err := fields.FromJSON(entry.FieldsV1.GetRawReader()); err != nil {
 			return false, fmt.Errorf("reading the fields managed by %q: %w", entry.Manager, err)
 		}
-		if entry.Manager == FieldManager {
+		switch {
+		case entry.Manager == FieldManager:
 			ours = ours.Union(fields.WithPrefix(specField))
-		} else {
+		case !controlPlaneManagers[entry.Manager]:
 			foreign = foreign.Union(fields.WithPrefix(specField))
 		}
 	}
@@ -81,8 +89,7 @@ func (a *Applier) removeForeignSpecFields(ctx context.Context, owner Object, des
 	delete(merged, "status")
 	replaced := &unstructured.Unstructured{Object: merged}
 	if err := a.Client.Update(ctx, replaced, client.FieldOwner(FieldManager)); err != nil {
-		a.Recorder.Eventf(owner, nil, corev1.EventTypeWarning, ReasonApplyFailed, "Update",
-			"Could not remove fields others added to %s %s: %v", ptr.Deref(desired.GetKind(), ""), current.GetName(), err)
+		a.warn(owner, "Update", "Could not remove fields others added to %s %s: %v", ptr.Deref(desired.GetKind(), ""), current.GetName(), err)
 		return err
 	}
 	return nil

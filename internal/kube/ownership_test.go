@@ -42,6 +42,12 @@ func TestHasForeignSpecFields(t *testing.T) {
 			want: false,
 		},
 		{
+			name: "a claim bound to its volume by the control plane",
+			entries: []metav1.ManagedFieldsEntry{ours,
+				entry("kube-controller-manager", metav1.ManagedFieldsOperationUpdate, `{"f:spec":{"f:volumeName":{}}}`)},
+			want: false,
+		},
+		{
 			name: "an environment variable added by hand",
 			entries: []metav1.ManagedFieldsEntry{ours,
 				entry("kubectl-edit", metav1.ManagedFieldsOperationUpdate,

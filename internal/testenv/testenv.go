@@ -70,7 +70,7 @@ func Start(ownedTypes ...client.Object) (*Env, error) {
 		Config:  cfg,
 		Client:  c,
 		Manager: mgr,
-		Applier: &kube.Applier{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder(kube.FieldManager)},
+		Applier: kube.NewApplier(mgr),
 		env:     env,
 	}, nil
 }

@@ -1,0 +1,68 @@
+package testenv
+
+import (
+	"context"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+// Namespace creates a namespace with a generated name, so that specs do not
+// see each other's objects, and returns its name.
+func (e *Env) Namespace(ctx context.Context, prefix string) string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	Expect(e.Client.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+// Update changes obj as a user would: it reads the latest version, mutates
+// it and writes it back, again when the operator wrote its status in
+// between.
+func Update[T client.Object](ctx context.Context, c client.Client, obj T, mutate func(T)) {
+	key := client.ObjectKeyFromObject(obj)
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(c.Get(ctx, key, obj)).To(Succeed())
+		mutate(obj)
+		g.Expect(c.Update(ctx, obj)).To(Succeed())
+	}).Should(Succeed())
+}
+
+// ExpectCondition waits until obj's condition has the given status and
+// reason, and describes its current generation, as does its status.
+func ExpectCondition(ctx context.Context, c client.Client, obj kube.Object, conditionType string, status metav1.ConditionStatus, reason string) {
+	key := client.ObjectKeyFromObject(obj)
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(c.Get(ctx, key, obj)).To(Succeed())
+		condition := meta.FindStatusCondition(obj.GetConditions(), conditionType)
+		g.Expect(condition).NotTo(BeNil(), "condition %s", conditionType)
+		g.Expect(condition.Status).To(Equal(status), "condition %s: %s", conditionType, condition.Message)
+		g.Expect(condition.Reason).To(Equal(reason), "condition %s: %s", conditionType, condition.Message)
+		g.Expect(condition.ObservedGeneration).To(Equal(obj.GetGeneration()))
+	}).Should(Succeed())
+}
+
+// ExpectEvent waits for an event about obj with the given reason, whose note
+// mentions the given text.
+func ExpectEvent(ctx context.Context, c client.Client, obj client.Object, kind, reason, note string) {
+	Eventually(ctx, func(g Gomega) {
+		events := &eventsv1.EventList{}
+		g.Expect(c.List(ctx, events, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+		g.Expect(events.Items).To(ContainElement(And(
+			HaveField("Regarding.Name", obj.GetName()),
+			HaveField("Regarding.Kind", kind),
+			HaveField("Reason", reason),
+			HaveField("Note", ContainSubstring(note)),
+		)))
+	}).Should(Succeed())
+}
+
+// Get waits until obj exists and reads it.
+func Get(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object) {
+	Eventually(ctx, func() error { return c.Get(ctx, key, obj) }).Should(Succeed())
+}
