@@ -9,6 +9,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -21,6 +22,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/controllers/demovolume"
+	"github.com/seed-operators/seed-operator/controllers/echo"
+	"github.com/seed-operators/seed-operator/controllers/immortalcontainer"
 	"github.com/seed-operators/seed-operator/controllers/webserver"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/watch"
@@ -79,6 +83,11 @@ func main() {
 	}
 }
 
+// reconciler is a controller that registers itself with the manager.
+type reconciler interface {
+	SetupWithManager(mgr ctrl.Manager) error
+}
+
 func run(o options) error {
 	setupLog := ctrl.Log.WithName("setup")
 
@@ -105,9 +114,18 @@ func run(o options) error {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
 
-	applier := &kube.Applier{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder(kube.FieldManager)}
-	if err := (&webserver.Reconciler{Client: mgr.GetClient(), Applier: applier}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up the webserver controller: %w", err)
+	applier := kube.NewApplier(mgr)
+	c := mgr.GetClient()
+	for name, r := range map[string]reconciler{
+		"webserver":         &webserver.Reconciler{Client: c, Applier: applier},
+		"echo":              &echo.EchoReconciler{Client: c, Applier: applier},
+		"scheduledecho":     &echo.ScheduledEchoReconciler{Client: c, Applier: applier},
+		"immortalcontainer": &immortalcontainer.Reconciler{Client: c, Applier: applier},
+		"demovolume":        &demovolume.Reconciler{Client: c, Applier: applier},
+	} {
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", name, err)
+		}
 	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -145,7 +163,11 @@ func metricsOptions(o options) metricsserver.Options {
 func cacheOptions(namespaces map[string]cache.Config) cache.Options {
 	return cache.Options{
 		DefaultNamespaces: namespaces,
-		ByObject:          kube.ManagedOnly(&appsv1.Deployment{}, &corev1.Service{}),
+		ByObject: kube.ManagedOnly(
+			&appsv1.Deployment{}, &corev1.Service{},
+			&batchv1.Job{}, &batchv1.CronJob{},
+			&corev1.Pod{}, &corev1.PersistentVolumeClaim{},
+		),
 	}
 }
 

@@ -9,17 +9,28 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The image default lives twice: in the kubebuilder marker, from which the
-// API server defaults it, and in DefaultWebServerImage, which code and tests
-// use. This keeps them the same.
-func TestWebServerImageDefaultMatchesCRD(t *testing.T) {
-	g := NewWithT(t)
-	data, err := os.ReadFile("../../config/crd/bases/seed.example.com_webservers.yaml")
-	g.Expect(err).NotTo(HaveOccurred())
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	g.Expect(yaml.Unmarshal(data, crd)).To(Succeed())
+// Image defaults live twice: in the kubebuilder marker, from which the API
+// server defaults them, and in a constant, which code and tests use (and the
+// bundle lists as a related image). This keeps them the same.
+func TestImageDefaultsMatchTheCRDs(t *testing.T) {
+	tests := []struct {
+		crd, want string
+	}{
+		{crd: "seed.example.com_webservers.yaml", want: DefaultWebServerImage},
+		{crd: "seed.example.com_echoes.yaml", want: DefaultEchoImage},
+		{crd: "seed.example.com_scheduledechoes.yaml", want: DefaultEchoImage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.crd, func(t *testing.T) {
+			g := NewWithT(t)
+			data, err := os.ReadFile("../../config/crd/bases/" + tt.crd)
+			g.Expect(err).NotTo(HaveOccurred())
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			g.Expect(yaml.Unmarshal(data, crd)).To(Succeed())
 
-	image := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["image"]
-	g.Expect(image.Default).NotTo(BeNil())
-	g.Expect(string(image.Default.Raw)).To(Equal(`"` + DefaultWebServerImage + `"`))
+			image := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["image"]
+			g.Expect(image.Default).NotTo(BeNil())
+			g.Expect(string(image.Default.Raw)).To(Equal(`"` + tt.want + `"`))
+		})
+	}
 }

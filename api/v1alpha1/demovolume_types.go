@@ -1,0 +1,147 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DemoVolume condition types, beside the shared Ready.
+const (
+	// DemoVolumeBound is true once the claim is bound to a volume.
+	DemoVolumeBound = "Bound"
+	// DemoVolumeResizing is true while the claim grows to a new size.
+	DemoVolumeResizing = "Resizing"
+)
+
+// ReclaimPolicy says what happens to the claim, and so to its data, when
+// the DemoVolume is deleted.
+//
+// +kubebuilder:validation:Enum=Retain;Delete
+type ReclaimPolicy string
+
+// The reclaim policies of a DemoVolume.
+const (
+	// ReclaimRetain keeps the claim, no longer owned, when the DemoVolume
+	// is deleted.
+	ReclaimRetain ReclaimPolicy = "Retain"
+	// ReclaimDelete deletes the claim with the DemoVolume.
+	ReclaimDelete ReclaimPolicy = "Delete"
+)
+
+// DemoVolumeSpec is a volume of a given size.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.storageClassName) == has(oldSelf.storageClassName)",message="storageClassName is immutable: a claim cannot move to another storage class"
+type DemoVolumeSpec struct {
+	// name is a display name for the volume, copied to status.name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name"`
+
+	// size is the capacity asked for, in GiB. It can grow (when the
+	// storage class allows volume expansion) but never shrink.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65536
+	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="size cannot shrink: a PersistentVolumeClaim can only grow"
+	// +required
+	Size int32 `json:"size"`
+
+	// storageClassName is the storage class of the claim. When unset, the
+	// cluster's default storage class is used.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="storageClassName is immutable: a claim cannot move to another storage class"
+	// +optional
+	StorageClassName *string `json:"storageClassName,omitempty"`
+
+	// accessModes are how the volume may be mounted.
+	// +kubebuilder:default={ReadWriteOnce}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=4
+	// +kubebuilder:validation:items:Enum=ReadWriteOnce;ReadOnlyMany;ReadWriteMany;ReadWriteOncePod
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="accessModes are immutable once the claim exists"
+	// +listType=set
+	// +optional
+	AccessModes []corev1.PersistentVolumeAccessMode `json:"accessModes,omitempty"`
+
+	// reclaimPolicy is what happens to the claim when the DemoVolume is
+	// deleted: Retain keeps it and its data (no longer owned, labelled
+	// seed.example.com/retained=true), Delete deletes it.
+	// +kubebuilder:default=Retain
+	// +optional
+	ReclaimPolicy ReclaimPolicy `json:"reclaimPolicy,omitempty"`
+}
+
+// DemoVolumeStatus is what the operator observed of the claim.
+type DemoVolumeStatus struct {
+	// name is spec.name, once the claim for it is in place.
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// claimName is the PersistentVolumeClaim.
+	// +optional
+	ClaimName string `json:"claimName,omitempty"`
+
+	// phase is the claim's phase: Pending, Bound or Lost.
+	// +optional
+	Phase corev1.PersistentVolumeClaimPhase `json:"phase,omitempty"`
+
+	// capacity is the size of the bound volume, such as 10Gi.
+	// +optional
+	Capacity string `json:"capacity,omitempty"`
+
+	// observedGeneration is the generation of the spec this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions are Bound, Resizing and Ready (bound, at the size asked
+	// for).
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// DemoVolume is a PersistentVolumeClaim of the requested size, named after
+// it. Deleting a DemoVolume keeps the claim and its data unless its
+// reclaimPolicy is Delete.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=dv,categories=seed
+// +kubebuilder:printcolumn:name="Name",type=string,JSONPath=`.status.name`
+// +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=`.spec.size`,description="GiB asked for"
+// +kubebuilder:printcolumn:name="Capacity",type=string,JSONPath=`.status.capacity`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Reclaim",type=string,JSONPath=`.spec.reclaimPolicy`,priority=1
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="name must be at most 63 characters, as its claim carries it in a label"
+type DemoVolume struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec   DemoVolumeSpec   `json:"spec"`
+	Status DemoVolumeStatus `json:"status,omitempty"`
+}
+
+// DemoVolumeList is a list of DemoVolumes.
+//
+// +kubebuilder:object:root=true
+type DemoVolumeList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []DemoVolume `json:"items"`
+}
+
+func init() {
+	register(&DemoVolume{}, &DemoVolumeList{})
+}
+
+// GetConditions returns the status conditions.
+func (d *DemoVolume) GetConditions() []metav1.Condition { return d.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (d *DemoVolume) SetConditions(conditions []metav1.Condition) { d.Status.Conditions = conditions }

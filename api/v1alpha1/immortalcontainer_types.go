@@ -1,0 +1,133 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// MaxStartTimes is how many start times an ImmortalContainer's status keeps:
+// the most recent ones. status.podsStarted counts them all.
+const MaxStartTimes = 50
+
+// ImmortalContainerSpec is a container that must always be running.
+type ImmortalContainerSpec struct {
+	// image is the container image to keep running. Changing it replaces
+	// the pod.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="!self.matches('\\\\s')",message="image must not contain whitespace"
+	// +required
+	Image string `json:"image"`
+
+	// command replaces the image's entrypoint.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	// +optional
+	Command []string `json:"command,omitempty"`
+
+	// args are the arguments to the entrypoint.
+	// +kubebuilder:validation:MaxItems=256
+	// +listType=atomic
+	// +optional
+	Args []string `json:"args,omitempty"`
+
+	// env are environment variables of the container.
+	// +kubebuilder:validation:MaxItems=128
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Env []corev1.EnvVar `json:"env,omitempty"`
+
+	// resources are the compute requests and limits of the container.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty,omitzero"`
+
+	// runAsUser is the user the container runs as, for images whose
+	// default user is root: the pod runs under the restricted Pod Security
+	// Standard, which does not allow root.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=2147483647
+	// +optional
+	RunAsUser *int64 `json:"runAsUser,omitempty"`
+}
+
+// ImmortalContainerStatus is what the operator observed of the pods.
+type ImmortalContainerStatus struct {
+	// currentPod is the name of the pod running the container now.
+	// +optional
+	CurrentPod string `json:"currentPod,omitempty"`
+
+	// podUID is the UID of the last pod counted in podsStarted: every pod
+	// has the same name, and the UID tells them apart.
+	// +optional
+	PodUID string `json:"podUID,omitempty"`
+
+	// startTimes are when the pods were started, oldest first: the last 50.
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=atomic
+	// +optional
+	StartTimes []metav1.Time `json:"startTimes,omitempty"`
+
+	// podsStarted counts every pod started so far.
+	// +optional
+	PodsStarted int64 `json:"podsStarted,omitempty"`
+
+	// nextStartTime, while pods keep ending soon after they start, is when
+	// the next one will be started.
+	// +optional
+	NextStartTime *metav1.Time `json:"nextStartTime,omitempty"`
+
+	// observedGeneration is the generation of the spec this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions are Ready (the current pod runs the current spec and is
+	// ready).
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ImmortalContainer keeps one pod, <name>-immortalpod, running a container:
+// deleted, or ended, it is started again, with a growing delay while it
+// keeps ending soon after it starts.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=ic,categories=seed
+// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
+// +kubebuilder:printcolumn:name="Pod",type=string,JSONPath=`.status.currentPod`
+// +kubebuilder:printcolumn:name="Starts",type=integer,JSONPath=`.status.podsStarted`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="name must be at most 63 characters, as its pod carries it in a label"
+type ImmortalContainer struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec   ImmortalContainerSpec   `json:"spec"`
+	Status ImmortalContainerStatus `json:"status,omitempty"`
+}
+
+// ImmortalContainerList is a list of ImmortalContainers.
+//
+// +kubebuilder:object:root=true
+type ImmortalContainerList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ImmortalContainer `json:"items"`
+}
+
+func init() {
+	register(&ImmortalContainer{}, &ImmortalContainerList{})
+}
+
+// GetConditions returns the status conditions.
+func (i *ImmortalContainer) GetConditions() []metav1.Condition { return i.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (i *ImmortalContainer) SetConditions(conditions []metav1.Condition) {
+	i.Status.Conditions = conditions
+}

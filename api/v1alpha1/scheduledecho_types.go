@@ -1,0 +1,154 @@
+package v1alpha1
+
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ScheduledEchoSpec is a message to print on a schedule.
+type ScheduledEchoSpec struct {
+	// message is printed by each run's container, as it is: no shell runs
+	// it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	// +required
+	Message string `json:"message"`
+
+	// schedule is when to print, in cron format: five fields (minute, hour,
+	// day of month, month, day of week), or a macro such as @hourly.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every +([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+|[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+)$')",message="schedule must be five cron fields (minute hour day-of-month month day-of-week, such as '*/5 * * * *') or a macro such as @hourly; set a time zone with timeZone, not in the schedule"
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('@') || self.matches('^ *(\\\\*|\\\\?|(0*[1-5]?[0-9])(-(0*[1-5]?[0-9]))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*[1-5]?[0-9])(-(0*[1-5]?[0-9]))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*(1?[0-9]|2[0-3]))(-(0*(1?[0-9]|2[0-3])))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*(1?[0-9]|2[0-3]))(-(0*(1?[0-9]|2[0-3])))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*([1-9]|[12][0-9]|3[01]))(-(0*([1-9]|[12][0-9]|3[01])))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*([1-9]|[12][0-9]|3[01]))(-(0*([1-9]|[12][0-9]|3[01])))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(-(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(-(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat))(-(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat)))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat))(-(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat)))?)(/[1-9][0-9]*)?)* *$')",message="each cron field must be *, a value, a range such as 1-5, or a comma-separated list of them, each with an optional step such as */15; minutes are 0-59, hours 0-23, days of the month 1-31, months 1-12 or JAN-DEC, days of the week 0-6 (Sunday is 0) or SUN-SAT"
+	// +required
+	Schedule string `json:"schedule"`
+
+	// timeZone is the IANA time zone the schedule is in, such as
+	// Europe/Paris. The default is the time zone of kube-controller-manager.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$`
+	// +optional
+	TimeZone *string `json:"timeZone,omitempty"`
+
+	// suspend stops new runs; runs already started finish.
+	// +kubebuilder:default=false
+	// +optional
+	Suspend *bool `json:"suspend,omitempty"`
+
+	// concurrencyPolicy says what to do when a run is due while the last
+	// one is still going: Forbid skips the new run, Allow runs both,
+	// Replace stops the old one.
+	// +kubebuilder:default=Forbid
+	// +kubebuilder:validation:Enum=Allow;Forbid;Replace
+	// +optional
+	ConcurrencyPolicy batchv1.ConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`
+
+	// startingDeadlineSeconds is how late a missed run may still start;
+	// later than that, it is skipped.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"`
+
+	// successfulJobsHistoryLimit is how many finished successful runs are
+	// kept, with their logs.
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	SuccessfulJobsHistoryLimit *int32 `json:"successfulJobsHistoryLimit,omitempty"`
+
+	// failedJobsHistoryLimit is how many failed runs are kept, with their
+	// logs.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	FailedJobsHistoryLimit *int32 `json:"failedJobsHistoryLimit,omitempty"`
+
+	// image runs `echo`. The default is a pinned busybox; another image
+	// must have an `echo` program on its PATH.
+	// +kubebuilder:default="docker.io/library/busybox:1.37.0"
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="!self.matches('\\\\s')",message="image must not contain whitespace"
+	// +optional
+	Image string `json:"image,omitempty"`
+}
+
+// ScheduledEchoStatus is what the operator observed of the CronJob.
+type ScheduledEchoStatus struct {
+	// cronJobName is the CronJob that runs the schedule.
+	// +optional
+	CronJobName string `json:"cronJobName,omitempty"`
+
+	// lastScheduleTime is when a run was last started.
+	// +optional
+	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
+
+	// lastSuccessfulTime is when a run last succeeded.
+	// +optional
+	LastSuccessfulTime *metav1.Time `json:"lastSuccessfulTime,omitempty"`
+
+	// active are the names of the Jobs running now.
+	// +listType=atomic
+	// +optional
+	Active []string `json:"active,omitempty"`
+
+	// observedGeneration is the generation of the spec this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions are Ready (the CronJob is in place as the spec says) and
+	// Suspended.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ScheduledEchoSuspended is true while no new runs start.
+const ScheduledEchoSuspended = "Suspended"
+
+// ScheduledEcho prints a message on a schedule, with a CronJob named after
+// it. Edited or deleted, the CronJob is put back.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=secho,categories=seed
+// +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`
+// +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=`.spec.suspend`
+// +kubebuilder:printcolumn:name="Active",type=integer,JSONPath=`.status.active.size()`,priority=1
+// +kubebuilder:printcolumn:name="Last Schedule",type=date,JSONPath=`.status.lastScheduleTime`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 52",message="name must be at most 52 characters: the CronJob <name> adds 11 characters to name its Jobs, which must fit in 63"
+type ScheduledEcho struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec   ScheduledEchoSpec   `json:"spec"`
+	Status ScheduledEchoStatus `json:"status,omitempty"`
+}
+
+// ScheduledEchoList is a list of ScheduledEchoes.
+//
+// +kubebuilder:object:root=true
+type ScheduledEchoList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ScheduledEcho `json:"items"`
+}
+
+func init() {
+	register(&ScheduledEcho{}, &ScheduledEchoList{})
+}
+
+// GetConditions returns the status conditions.
+func (s *ScheduledEcho) GetConditions() []metav1.Condition { return s.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (s *ScheduledEcho) SetConditions(conditions []metav1.Condition) {
+	s.Status.Conditions = conditions
+}

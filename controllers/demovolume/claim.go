@@ -1,0 +1,65 @@
+package demovolume
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+const (
+	// kind is the app.kubernetes.io/name of a DemoVolume's claim.
+	kind = "demovolume"
+
+	// retainedLabel marks a claim kept after its DemoVolume was deleted,
+	// so that `kubectl get pvc -l seed.example.com/retained=true` lists
+	// the data left behind.
+	retainedLabel = "seed.example.com/retained"
+)
+
+var gvk = seedv1alpha1.GroupVersion.WithKind("DemoVolume")
+
+// desiredClaim is the PersistentVolumeClaim of a DemoVolume, owned by it and
+// in its namespace.
+func desiredClaim(dv *seedv1alpha1.DemoVolume) *corev1ac.PersistentVolumeClaimApplyConfiguration {
+	return claim(dv).WithOwnerReferences(kube.ControllerReference(dv, gvk))
+}
+
+// retainedClaim is the claim of a deleted DemoVolume with Retain, live as
+// read from the API server: no longer owned, so the garbage collector leaves
+// it, and labelled as retained. It keeps the request the claim has: the
+// spec's may be one the API server refuses (a claim not bound yet, or whose
+// storage class cannot expand), and the DemoVolume could then never go. The
+// resource version makes the apply fail rather than create a claim that
+// someone deleted in the meantime.
+func retainedClaim(dv *seedv1alpha1.DemoVolume, live *corev1.PersistentVolumeClaim) *corev1ac.PersistentVolumeClaimApplyConfiguration {
+	c := claim(dv).
+		WithLabels(map[string]string{retainedLabel: "true"}).
+		WithResourceVersion(live.ResourceVersion)
+	if request, ok := live.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
+		c.Spec.Resources.WithRequests(corev1.ResourceList{corev1.ResourceStorage: request})
+	}
+	return c
+}
+
+// claim asks for size GiB, in the storage class and access modes of the
+// spec. A storage class left unset is filled in by the cluster's default.
+func claim(dv *seedv1alpha1.DemoVolume) *corev1ac.PersistentVolumeClaimApplyConfiguration {
+	spec := corev1ac.PersistentVolumeClaimSpec().
+		WithAccessModes(dv.Spec.AccessModes...).
+		WithResources(corev1ac.VolumeResourceRequirements().
+			WithRequests(map[corev1.ResourceName]resource.Quantity{corev1.ResourceStorage: size(dv)}))
+	if dv.Spec.StorageClassName != nil {
+		spec.WithStorageClassName(*dv.Spec.StorageClassName)
+	}
+	return corev1ac.PersistentVolumeClaim(dv.Name, dv.Namespace).
+		WithLabels(kube.Labels(kind, dv.Name)).
+		WithSpec(spec)
+}
+
+// size is spec.size as a quantity, such as 10Gi.
+func size(dv *seedv1alpha1.DemoVolume) resource.Quantity {
+	return *resource.NewQuantity(int64(dv.Spec.Size)<<30, resource.BinarySI)
+}

@@ -1,0 +1,118 @@
+// Package demovolume reconciles DemoVolumes: a PersistentVolumeClaim of the
+// requested size, kept or deleted with the DemoVolume as its reclaim policy
+// says.
+package demovolume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+const (
+	// retainFinalizer holds a DemoVolume with the Retain policy until its
+	// claim is released from it, so the garbage collector leaves the claim.
+	retainFinalizer = "seed.example.com/retain-claim"
+
+	reasonRetained = "Retained"
+)
+
+// Reconciler keeps a DemoVolume's claim at the size its spec asks for.
+type Reconciler struct {
+	client.Client
+	Applier *kube.Applier
+}
+
+// +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes/finalizers,verbs=update
+// +kubebuilder:rbac:groups=core,resources=persistentvolumeclaims,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile applies the desired claim and writes the status observed from
+// it. A DemoVolume with the Retain policy carries a finalizer, and on
+// deletion its claim is released rather than deleted.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	dv := &seedv1alpha1.DemoVolume{}
+	if err := r.Get(ctx, req.NamespacedName, dv); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !dv.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.release(ctx, dv)
+	}
+	if err := r.setFinalizer(ctx, dv, dv.Spec.ReclaimPolicy == seedv1alpha1.ReclaimRetain); err != nil {
+		return ctrl.Result{}, err
+	}
+	original := dv.DeepCopy()
+
+	pvc := &corev1.PersistentVolumeClaim{}
+	applyErr := r.Applier.Apply(ctx, dv, desiredClaim(dv), pvc)
+
+	computeStatus(dv, pvc, applyErr)
+	return ctrl.Result{}, errors.Join(applyErr, kube.PatchStatus(ctx, r.Client, original, dv))
+}
+
+// release keeps the claim of a DemoVolume being deleted with the Retain
+// policy: it drops the owner reference, so the garbage collector leaves the
+// claim, then lets the DemoVolume go.
+func (r *Reconciler) release(ctx context.Context, dv *seedv1alpha1.DemoVolume) error {
+	if !controllerutil.ContainsFinalizer(dv, retainFinalizer) {
+		return nil
+	}
+	// The cache holds only claims labelled as managed by the operator, and
+	// may not hold one created moments ago: taking its word that the claim
+	// is gone would leave the claim owned, for the garbage collector to
+	// delete with its data.
+	pvc := &corev1.PersistentVolumeClaim{}
+	err := r.Applier.APIReader.Get(ctx, client.ObjectKeyFromObject(dv), pvc)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("getting claim %s: %w", dv.Name, err)
+	case pvc.DeletionTimestamp.IsZero() && metav1.IsControlledBy(pvc, dv):
+		if err := r.Apply(ctx, retainedClaim(dv, pvc), client.FieldOwner(kube.FieldManager), client.ForceOwnership); err != nil {
+			return fmt.Errorf("releasing claim %s: %w", pvc.Name, err)
+		}
+		r.Applier.Recorder.Eventf(dv, pvc, corev1.EventTypeNormal, reasonRetained, "Release",
+			"Kept PersistentVolumeClaim %s and its data, labelled %s=true", pvc.Name, retainedLabel)
+	}
+	return r.setFinalizer(ctx, dv, false)
+}
+
+// setFinalizer adds or removes the Retain finalizer. The optimistic lock
+// keeps the patch from dropping a finalizer someone else added meanwhile.
+func (r *Reconciler) setFinalizer(ctx context.Context, dv *seedv1alpha1.DemoVolume, present bool) error {
+	original := dv.DeepCopy()
+	changed := false
+	if present {
+		changed = controllerutil.AddFinalizer(dv, retainFinalizer)
+	} else {
+		changed = controllerutil.RemoveFinalizer(dv, retainFinalizer)
+	}
+	if !changed {
+		return nil
+	}
+	if err := r.Patch(ctx, dv, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("setting finalizer %s to %t: %w", retainFinalizer, present, err)
+	}
+	return nil
+}
+
+// SetupWithManager reconciles a DemoVolume whenever it or its claim changes.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&seedv1alpha1.DemoVolume{}).
+		Owns(&corev1.PersistentVolumeClaim{}).
+		Named("demovolume").
+		Complete(r)
+}

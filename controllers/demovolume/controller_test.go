@@ -1,0 +1,666 @@
+package demovolume
+
+import (
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/testenv"
+)
+
+var _ = Describe("DemoVolume controller", func() {
+	var namespace string
+
+	BeforeEach(func(ctx SpecContext) {
+		namespace = env.Namespace(ctx, "demovolume")
+	})
+
+	key := func(name string) types.NamespacedName {
+		return types.NamespacedName{Namespace: namespace, Name: name}
+	}
+	// create makes a DemoVolume of 1 GiB as a user would, changed by mutate,
+	// and returns it as stored (defaults applied).
+	create := func(ctx SpecContext, name string, mutate ...func(*seedv1alpha1.DemoVolume)) *seedv1alpha1.DemoVolume {
+		dv := &seedv1alpha1.DemoVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+			Spec:       seedv1alpha1.DemoVolumeSpec{Name: "Data of " + name, Size: 1},
+		}
+		for _, m := range mutate {
+			m(dv)
+		}
+		Expect(k8sClient.Create(ctx, dv)).To(Succeed())
+		return dv
+	}
+	update := func(ctx SpecContext, name string, mutate func(*seedv1alpha1.DemoVolume)) {
+		dv := &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+		testenv.Update(ctx, k8sClient, dv, mutate)
+	}
+	demoVolume := func(ctx SpecContext, g Gomega, name string) *seedv1alpha1.DemoVolume {
+		dv := &seedv1alpha1.DemoVolume{}
+		g.Expect(k8sClient.Get(ctx, key(name), dv)).To(Succeed())
+		return dv
+	}
+	claimOf := func(ctx SpecContext, name string) *corev1.PersistentVolumeClaim {
+		pvc := &corev1.PersistentVolumeClaim{}
+		testenv.Get(ctx, k8sClient, key(name), pvc)
+		return pvc
+	}
+	request := func(pvc *corev1.PersistentVolumeClaim) string {
+		return ptr.To(pvc.Spec.Resources.Requests[corev1.ResourceStorage]).String()
+	}
+	// setClaimStatus plays the PV controller and the volume resizer, which
+	// envtest does not run.
+	setClaimStatus := func(ctx SpecContext, name string, mutate func(*corev1.PersistentVolumeClaimStatus)) {
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, key(name), pvc)).To(Succeed())
+			mutate(&pvc.Status)
+			g.Expect(k8sClient.Status().Update(ctx, pvc)).To(Succeed())
+		}).Should(Succeed())
+	}
+	// bind plays the PV controller binding the claim to a volume of the
+	// given size: the volume's name goes in the spec, the rest in the status.
+	bind := func(ctx SpecContext, name, size string) {
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, key(name), pvc)).To(Succeed())
+			if pvc.Spec.VolumeName == "" {
+				pvc.Spec.VolumeName = "pv-" + string(pvc.UID)
+				g.Expect(k8sClient.Update(ctx, pvc)).To(Succeed())
+			}
+			pvc.Status.Phase = corev1.ClaimBound
+			pvc.Status.AccessModes = pvc.Spec.AccessModes
+			pvc.Status.Capacity = capacity(size)
+			g.Expect(k8sClient.Status().Update(ctx, pvc)).To(Succeed())
+		}).Should(Succeed())
+	}
+	// storageClass makes a storage class that nothing provisions from, and
+	// that is not the default, so that specs running after it are unaffected.
+	storageClass := func(ctx SpecContext, allowVolumeExpansion bool) string {
+		sc := &storagev1.StorageClass{
+			ObjectMeta:           metav1.ObjectMeta{GenerateName: "demovolume-"},
+			Provisioner:          "example.com/nothing",
+			AllowVolumeExpansion: ptr.To(allowVolumeExpansion),
+		}
+		Expect(k8sClient.Create(ctx, sc)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, sc)).To(Succeed()) })
+		return sc.Name
+	}
+	expectCondition := func(ctx SpecContext, name, conditionType string, status metav1.ConditionStatus, reason string) {
+		dv := &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+		testenv.ExpectCondition(ctx, k8sClient, dv, conditionType, status, reason)
+	}
+	expectReady := func(ctx SpecContext, name string, status metav1.ConditionStatus, reason string) {
+		expectCondition(ctx, name, seedv1alpha1.ConditionReady, status, reason)
+	}
+	expectEvent := func(ctx SpecContext, name, reason, note string) {
+		dv := &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+		testenv.ExpectEvent(ctx, k8sClient, dv, "DemoVolume", reason, note)
+	}
+	expectGone := func(ctx SpecContext, name string) {
+		Eventually(ctx, func() error {
+			return k8sClient.Get(ctx, key(name), &seedv1alpha1.DemoVolume{})
+		}).Should(Satisfy(apierrors.IsNotFound))
+	}
+	expectFinalizer := func(ctx SpecContext, name string, present bool) {
+		Eventually(ctx, func(g Gomega) {
+			dv := demoVolume(ctx, g, name)
+			if present {
+				g.Expect(dv.Finalizers).To(ContainElement(retainFinalizer))
+			} else {
+				g.Expect(dv.Finalizers).NotTo(ContainElement(retainFinalizer))
+			}
+		}).Should(Succeed())
+	}
+	// refused tries an update the API server must refuse, and checks that
+	// its message is the given one.
+	refused := func(ctx SpecContext, name string, mutate func(*seedv1alpha1.DemoVolume), message string) {
+		Eventually(ctx, func(g Gomega) {
+			dv := demoVolume(ctx, g, name)
+			mutate(dv)
+			err := k8sClient.Update(ctx, dv)
+			g.Expect(apierrors.IsConflict(err)).To(BeFalse(), "retry: the operator wrote the status meanwhile")
+			g.Expect(err).To(MatchError(ContainSubstring(message)))
+		}).Should(Succeed())
+	}
+
+	It("creates a claim owned by the DemoVolume, in its namespace, and reports Ready once it is bound", func(ctx SpecContext) {
+		dv := create(ctx, "data")
+
+		pvc := claimOf(ctx, "data")
+		Expect(pvc.OwnerReferences).To(ConsistOf(And(
+			HaveField("UID", dv.UID), HaveField("Kind", "DemoVolume"), HaveField("Name", "data"),
+			HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
+		)))
+		Expect(pvc.Labels).To(Equal(map[string]string{
+			"app.kubernetes.io/name":       "demovolume",
+			"app.kubernetes.io/instance":   "data",
+			"app.kubernetes.io/managed-by": "seed-operator",
+		}))
+		Expect(request(pvc)).To(Equal("1Gi"))
+		Expect(pvc.Spec.AccessModes).To(ConsistOf(corev1.ReadWriteOnce), "the API server defaults accessModes")
+		// envtest has no default storage class for the admission plugin to
+		// fill in, so an unset class stays unset.
+		Expect(pvc.Spec.StorageClassName).To(BeNil())
+
+		expectEvent(ctx, "data", "Created", "PersistentVolumeClaim")
+		expectReady(ctx, "data", metav1.ConditionFalse, reasonPending)
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBound, metav1.ConditionFalse, reasonPending)
+		Eventually(ctx, func(g Gomega) {
+			dv := demoVolume(ctx, g, "data")
+			g.Expect(dv.Finalizers).To(ConsistOf(retainFinalizer), "Retain is the default")
+			g.Expect(dv.Spec.ReclaimPolicy).To(Equal(seedv1alpha1.ReclaimRetain))
+			g.Expect(dv.Status.Name).To(Equal("Data of data"))
+			g.Expect(dv.Status.ClaimName).To(Equal("data"))
+			g.Expect(dv.Status.Phase).To(Equal(corev1.ClaimPending))
+			g.Expect(dv.Status.Capacity).To(BeEmpty())
+		}).Should(Succeed())
+
+		By("the PV controller binding the claim")
+		bind(ctx, "data", "1Gi")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBound, metav1.ConditionTrue, reasonBound)
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeResizing, metav1.ConditionFalse, reasonAtSize)
+		Eventually(ctx, func(g Gomega) {
+			dv := demoVolume(ctx, g, "data")
+			g.Expect(dv.Status.Phase).To(Equal(corev1.ClaimBound))
+			g.Expect(dv.Status.Capacity).To(Equal("1Gi"))
+			g.Expect(dv.Status.ObservedGeneration).To(Equal(dv.Generation))
+		}).Should(Succeed())
+
+		By("renaming the volume, which only the status shows")
+		bound := claimOf(ctx, "data")
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Name = "Renamed" })
+		Eventually(ctx, func(g Gomega) {
+			dv := demoVolume(ctx, g, "data")
+			g.Expect(dv.Status.Name).To(Equal("Renamed"))
+			g.Expect(dv.Status.ObservedGeneration).To(Equal(dv.Generation))
+		}).Should(Succeed())
+		Expect(claimOf(ctx, "data").ResourceVersion).To(Equal(bound.ResourceVersion), "the claim does not carry the name")
+	})
+
+	It("asks for the storage class and access modes of the spec", func(ctx SpecContext) {
+		class := storageClass(ctx, false)
+		create(ctx, "shared", func(dv *seedv1alpha1.DemoVolume) {
+			dv.Spec.Size = 20
+			dv.Spec.StorageClassName = ptr.To(class)
+			dv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany, corev1.ReadOnlyMany}
+		})
+
+		pvc := claimOf(ctx, "shared")
+		Expect(pvc.Spec.StorageClassName).To(HaveValue(Equal(class)))
+		Expect(pvc.Spec.AccessModes).To(ConsistOf(corev1.ReadWriteMany, corev1.ReadOnlyMany))
+		Expect(request(pvc)).To(Equal("20Gi"))
+	})
+
+	It("grows the claim when size grows, and reports Resizing until the volume has grown", func(ctx SpecContext) {
+		// The API server lets a claim grow only when it is bound and its
+		// storage class allows volume expansion.
+		class := storageClass(ctx, true)
+		create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To(class) })
+		bind(ctx, "data", "1Gi")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 3 })
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(request(claimOf(ctx, "data"))).To(Equal("3Gi"))
+		}).Should(Succeed())
+		expectEvent(ctx, "data", "Updated", "PersistentVolumeClaim")
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeResizing, metav1.ConditionTrue, reasonResizing)
+		expectReady(ctx, "data", metav1.ConditionFalse, reasonResizing)
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(demoVolume(ctx, g, "data").Status.Capacity).To(Equal("1Gi"), "the volume has not grown yet")
+		}).Should(Succeed())
+
+		By("the volume grown, its file system waiting for a pod to mount it")
+		setClaimStatus(ctx, "data", func(st *corev1.PersistentVolumeClaimStatus) {
+			st.Conditions = []corev1.PersistentVolumeClaimCondition{{
+				Type: corev1.PersistentVolumeClaimFileSystemResizePending, Status: corev1.ConditionTrue,
+				LastTransitionTime: metav1.Now(),
+			}}
+		})
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeResizing, metav1.ConditionTrue,
+			string(corev1.PersistentVolumeClaimFileSystemResizePending))
+
+		By("the resize done")
+		setClaimStatus(ctx, "data", func(st *corev1.PersistentVolumeClaimStatus) {
+			st.Conditions = nil
+			st.Capacity = capacity("3Gi")
+		})
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeResizing, metav1.ConditionFalse, reasonAtSize)
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(demoVolume(ctx, g, "data").Status.Capacity).To(Equal("3Gi"))
+		}).Should(Succeed())
+	})
+
+	It("reports a growth the API server refuses, and applies it once the claim can grow", func(ctx SpecContext) {
+		class := storageClass(ctx, true)
+		create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To(class) })
+		claimOf(ctx, "data")
+		expectReady(ctx, "data", metav1.ConditionFalse, reasonPending)
+
+		// Until the claim is bound, the API server keeps its whole spec
+		// as it was created, request included.
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
+		expectReady(ctx, "data", metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(demoVolume(ctx, g, "data").Status.Conditions).To(ContainElement(And(
+				HaveField("Type", seedv1alpha1.ConditionReady),
+				HaveField("Message", ContainSubstring("spec is immutable after creation")),
+			)))
+		}).Should(Succeed())
+		expectEvent(ctx, "data", "ApplyFailed", "Could not apply PersistentVolumeClaim data")
+		Expect(request(claimOf(ctx, "data"))).To(Equal("1Gi"))
+
+		By("the claim bound")
+		bind(ctx, "data", "1Gi")
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(request(claimOf(ctx, "data"))).To(Equal("2Gi"))
+		}).Should(Succeed())
+		expectReady(ctx, "data", metav1.ConditionFalse, reasonResizing)
+	})
+
+	It("reports a storage class that does not allow volume expansion", func(ctx SpecContext) {
+		class := storageClass(ctx, false)
+		create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To(class) })
+		bind(ctx, "data", "1Gi")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
+		expectReady(ctx, "data", metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(demoVolume(ctx, g, "data").Status.Conditions).To(ContainElement(And(
+				HaveField("Type", seedv1alpha1.ConditionReady),
+				HaveField("Message", ContainSubstring("the storageclass that provisions the pvc must support resize")),
+			)))
+		}).Should(Succeed())
+		Expect(request(claimOf(ctx, "data"))).To(Equal("1Gi"))
+	})
+
+	It("refuses to shrink the volume or to change its storage class or access modes", func(ctx SpecContext) {
+		create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) {
+			dv.Spec.Size = 5
+			dv.Spec.StorageClassName = ptr.To("fast")
+		})
+		create(ctx, "default-class")
+		claimOf(ctx, "data")
+		claimOf(ctx, "default-class")
+
+		refused(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 4 },
+			"size cannot shrink: a PersistentVolumeClaim can only grow")
+		refused(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To("slow") },
+			"storageClassName is immutable: a claim cannot move to another storage class")
+		refused(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = nil },
+			"storageClassName is immutable: a claim cannot move to another storage class")
+		refused(ctx, "default-class", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To("fast") },
+			"storageClassName is immutable: a claim cannot move to another storage class")
+		refused(ctx, "data", func(dv *seedv1alpha1.DemoVolume) {
+			dv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}
+		}, "accessModes are immutable once the claim exists")
+		refused(ctx, "data", func(dv *seedv1alpha1.DemoVolume) {
+			dv.Spec.AccessModes = append(dv.Spec.AccessModes, corev1.ReadOnlyMany)
+		}, "accessModes are immutable once the claim exists")
+
+		Eventually(ctx, func(g Gomega) {
+			dv := demoVolume(ctx, g, "data")
+			g.Expect(dv.Spec.Size).To(BeEquivalentTo(5))
+			g.Expect(dv.Spec.StorageClassName).To(HaveValue(Equal("fast")))
+			g.Expect(dv.Spec.AccessModes).To(ConsistOf(corev1.ReadWriteOnce))
+		}).Should(Succeed())
+		pvc := claimOf(ctx, "data")
+		Expect(request(pvc)).To(Equal("5Gi"))
+		Expect(pvc.Spec.StorageClassName).To(HaveValue(Equal("fast")))
+
+		By("accepting a growth and a rename")
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) {
+			dv.Spec.Size = 6
+			dv.Spec.Name = "Bigger"
+		})
+	})
+
+	It("puts the claim's labels back when someone edits them, and leaves other labels alone", func(ctx SpecContext) {
+		create(ctx, "data")
+		claimOf(ctx, "data")
+		bind(ctx, "data", "1Gi")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+
+		// Without its managed-by label, the claim drops out of the
+		// operator's cache, which must still find and repair it.
+		testenv.Update(ctx, k8sClient, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace}},
+			func(pvc *corev1.PersistentVolumeClaim) {
+				pvc.Labels["app.kubernetes.io/instance"] = "something-else"
+				delete(pvc.Labels, "app.kubernetes.io/managed-by")
+				pvc.Labels["team"] = "a"
+			})
+
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(claimOf(ctx, "data").Labels).To(Equal(map[string]string{
+				"app.kubernetes.io/name":       "demovolume",
+				"app.kubernetes.io/instance":   "data",
+				"app.kubernetes.io/managed-by": "seed-operator",
+				"team":                         "a",
+			}))
+		}).Should(Succeed())
+		expectEvent(ctx, "data", "Repaired", "PersistentVolumeClaim")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+	})
+
+	It("takes back a request someone changed, as far as the API server allows", func(ctx SpecContext) {
+		class := storageClass(ctx, true)
+		create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To(class) })
+		bind(ctx, "data", "1Gi")
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
+		expectReady(ctx, "data", metav1.ConditionFalse, reasonResizing)
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(request(claimOf(ctx, "data"))).To(Equal("2Gi"))
+		}).Should(Succeed())
+
+		editRequest := func(size string) {
+			testenv.Update(ctx, k8sClient, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace}},
+				func(pvc *corev1.PersistentVolumeClaim) {
+					pvc.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse(size)
+				})
+		}
+
+		By("someone growing the claim while it grows")
+		// A request can go back down as long as it stays above the
+		// capacity, to recover from an expansion that cannot finish.
+		editRequest("5Gi")
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(request(claimOf(ctx, "data"))).To(Equal("2Gi"))
+		}).Should(Succeed())
+		expectEvent(ctx, "data", "Repaired", "PersistentVolumeClaim")
+
+		By("someone growing the claim once it has grown")
+		setClaimStatus(ctx, "data", func(st *corev1.PersistentVolumeClaimStatus) { st.Capacity = capacity("2Gi") })
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		editRequest("5Gi")
+		// A claim never goes below its capacity, so the operator cannot put
+		// it back, and says so.
+		expectReady(ctx, "data", metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(demoVolume(ctx, g, "data").Status.Conditions).To(ContainElement(And(
+				HaveField("Type", seedv1alpha1.ConditionReady),
+				HaveField("Message", ContainSubstring("spec.resources.requests.storage")),
+			)))
+		}).Should(Succeed())
+		Expect(request(claimOf(ctx, "data"))).To(Equal("5Gi"))
+
+		By("the user growing the DemoVolume to match")
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 5 })
+		expectReady(ctx, "data", metav1.ConditionFalse, reasonResizing)
+	})
+
+	It("recreates a deleted claim", func(ctx SpecContext) {
+		create(ctx, "data")
+		first := claimOf(ctx, "data")
+		bind(ctx, "data", "1Gi")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+
+		Expect(first.Finalizers).To(ContainElement("kubernetes.io/pvc-protection"))
+		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+		// The StorageObjectInUseProtection admission plugin gives every
+		// claim the kubernetes.io/pvc-protection finalizer, which the
+		// pvc-protection controller removes once no pod uses the claim.
+		// envtest runs no controllers, so the test removes it instead.
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			err := k8sClient.Get(ctx, key("data"), pvc)
+			if apierrors.IsNotFound(err) || pvc.UID != first.UID {
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pvc.DeletionTimestamp).NotTo(BeNil())
+			pvc.Finalizers = nil
+			g.Expect(k8sClient.Update(ctx, pvc)).To(Succeed())
+		}).Should(Succeed())
+
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(claimOf(ctx, "data").UID).NotTo(Equal(first.UID))
+		}).Should(Succeed())
+		expectEvent(ctx, "data", "Recreated", "PersistentVolumeClaim")
+		// The new claim has no volume yet.
+		expectReady(ctx, "data", metav1.ConditionFalse, reasonPending)
+		pvc := claimOf(ctx, "data")
+		Expect(request(pvc)).To(Equal("1Gi"))
+		Expect(pvc.OwnerReferences).To(ConsistOf(HaveField("Name", "data")))
+	})
+
+	It("keeps the claim, released and labelled, when a DemoVolume with Retain is deleted", func(ctx SpecContext) {
+		create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
+		before := claimOf(ctx, "data")
+		bind(ctx, "data", "2Gi")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		dv := &seedv1alpha1.DemoVolume{}
+		Expect(k8sClient.Get(ctx, key("data"), dv)).To(Succeed())
+		Expect(dv.Finalizers).To(ConsistOf(retainFinalizer))
+
+		Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
+		expectGone(ctx, "data")
+
+		pvc := claimOf(ctx, "data")
+		Expect(pvc.UID).To(Equal(before.UID))
+		Expect(pvc.DeletionTimestamp).To(BeNil())
+		Expect(pvc.OwnerReferences).To(BeEmpty(), "the garbage collector must have no reason to delete it")
+		Expect(pvc.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+		Expect(pvc.Labels).To(HaveKeyWithValue("app.kubernetes.io/instance", "data"))
+		Expect(request(pvc)).To(Equal("2Gi"))
+		Expect(pvc.Spec.VolumeName).To(Equal("pv-"+string(pvc.UID)), "still bound to the volume with the data")
+		Expect(pvc.Status.Phase).To(Equal(corev1.ClaimBound))
+		expectEvent(ctx, "data", reasonRetained, "Kept PersistentVolumeClaim data and its data")
+
+		By("the claim staying as it is")
+		Consistently(ctx, func(g Gomega) {
+			kept := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, key("data"), kept)).To(Succeed())
+			g.Expect(kept.ResourceVersion).To(Equal(pvc.ResourceVersion))
+		}).WithTimeout(time.Second).Should(Succeed())
+	})
+
+	It("keeps a claim that could not grow when a DemoVolume with Retain is deleted", func(ctx SpecContext) {
+		class := storageClass(ctx, false)
+		create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To(class) })
+		bind(ctx, "data", "1Gi")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
+		expectReady(ctx, "data", metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
+
+		// Releasing the claim must not ask again for the size the API
+		// server refuses, or the DemoVolume could never go.
+		Expect(k8sClient.Delete(ctx, demoVolume(ctx, Default, "data"))).To(Succeed())
+		expectGone(ctx, "data")
+		pvc := claimOf(ctx, "data")
+		Expect(pvc.OwnerReferences).To(BeEmpty())
+		Expect(pvc.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+		Expect(request(pvc)).To(Equal("1Gi"))
+		expectEvent(ctx, "data", reasonRetained, "Kept PersistentVolumeClaim data")
+	})
+
+	It("keeps a claim missing from the operator's cache when a DemoVolume with Retain is deleted", func(ctx SpecContext) {
+		create(ctx, "data")
+		claimOf(ctx, "data")
+		// The claim cannot grow before it is bound, so the operator cannot
+		// put back the label the next step removes.
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
+		expectReady(ctx, "data", metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
+
+		// The cache holds only claims labelled as managed by the operator,
+		// as it might also miss a claim created moments before.
+		testenv.Update(ctx, k8sClient, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace}},
+			func(pvc *corev1.PersistentVolumeClaim) { delete(pvc.Labels, "app.kubernetes.io/managed-by") })
+		Eventually(ctx, func() error {
+			return reconciler.Get(ctx, key("data"), &corev1.PersistentVolumeClaim{})
+		}).Should(Satisfy(apierrors.IsNotFound))
+
+		Expect(k8sClient.Delete(ctx, demoVolume(ctx, Default, "data"))).To(Succeed())
+		expectGone(ctx, "data")
+		// Still owned, the claim would be deleted by the garbage collector,
+		// and its data with it.
+		pvc := claimOf(ctx, "data")
+		Expect(pvc.OwnerReferences).To(BeEmpty())
+		Expect(pvc.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+		Expect(pvc.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "seed-operator"))
+		Expect(request(pvc)).To(Equal("1Gi"))
+	})
+
+	It("adopts a retained claim again when a DemoVolume of the same name is created", func(ctx SpecContext) {
+		first := create(ctx, "data")
+		before := claimOf(ctx, "data")
+		bind(ctx, "data", "1Gi")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+		expectGone(ctx, "data")
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(claimOf(ctx, "data").Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+		}).Should(Succeed())
+
+		second := create(ctx, "data")
+		Expect(second.UID).NotTo(Equal(first.UID))
+		Eventually(ctx, func(g Gomega) {
+			pvc := claimOf(ctx, "data")
+			g.Expect(pvc.UID).To(Equal(before.UID), "the same claim, with the data on its volume")
+			g.Expect(pvc.OwnerReferences).To(ConsistOf(And(
+				HaveField("UID", second.UID), HaveField("Controller", HaveValue(BeTrue())),
+			)))
+			g.Expect(pvc.Labels).NotTo(HaveKey(retainedLabel))
+		}).Should(Succeed())
+		// Still bound to its volume, so Ready straight away.
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		expectFinalizer(ctx, "data", true)
+	})
+
+	It("leaves the claim to the garbage collector with reclaimPolicy Delete", func(ctx SpecContext) {
+		dv := create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
+		claimOf(ctx, "data")
+		expectReady(ctx, "data", metav1.ConditionFalse, reasonPending)
+		Expect(demoVolume(ctx, Default, "data").Finalizers).To(BeEmpty())
+
+		By("switching to Retain, and back")
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimRetain })
+		expectFinalizer(ctx, "data", true)
+		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
+		expectFinalizer(ctx, "data", false)
+		expectReady(ctx, "data", metav1.ConditionFalse, reasonPending)
+
+		Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
+		expectGone(ctx, "data")
+		// The garbage collector, which envtest does not run, deletes the
+		// claim through this owner reference; here it stays as it was.
+		pvc := claimOf(ctx, "data")
+		Expect(pvc.DeletionTimestamp).To(BeNil())
+		Expect(pvc.OwnerReferences).To(ConsistOf(And(
+			HaveField("UID", dv.UID),
+			HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
+		)))
+		Expect(pvc.Labels).NotTo(HaveKey(retainedLabel))
+	})
+
+	It("writes nothing when a reconcile finds nothing changed", func(ctx SpecContext) {
+		create(ctx, "data")
+		claimOf(ctx, "data")
+		bind(ctx, "data", "1Gi")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+
+		versions := func(g Gomega) []string {
+			dv, pvc := &seedv1alpha1.DemoVolume{}, &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, key("data"), dv)).To(Succeed())
+			g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
+			return []string{dv.ResourceVersion, pvc.ResourceVersion}
+		}
+		// The manager's cache must have caught up with the writes above
+		// before a reconcile can find nothing to do.
+		var before []string
+		Eventually(ctx, func(g Gomega) {
+			before = versions(g)
+			dv, pvc := &seedv1alpha1.DemoVolume{}, &corev1.PersistentVolumeClaim{}
+			g.Expect(reconciler.Get(ctx, key("data"), dv)).To(Succeed())
+			g.Expect(reconciler.Get(ctx, key("data"), pvc)).To(Succeed())
+			g.Expect([]string{dv.ResourceVersion, pvc.ResourceVersion}).To(Equal(before))
+		}).Should(Succeed())
+
+		for range 3 {
+			Expect(reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: key("data")})).To(Equal(ctrl.Result{}))
+		}
+		Expect(versions(Default)).To(Equal(before))
+	})
+
+	DescribeTable("refuses an invalid DemoVolume with a clear message",
+		func(ctx SpecContext, name string, mutate func(*seedv1alpha1.DemoVolume), message string) {
+			dv := &seedv1alpha1.DemoVolume{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+				Spec:       seedv1alpha1.DemoVolumeSpec{Name: "Data", Size: 1},
+			}
+			mutate(dv)
+			Expect(k8sClient.Create(ctx, dv)).To(MatchError(ContainSubstring(message)))
+
+			By("creating nothing")
+			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), &seedv1alpha1.DemoVolume{})
+			Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
+			claims := &corev1.PersistentVolumeClaimList{}
+			Expect(k8sClient.List(ctx, claims, client.InNamespace(namespace))).To(Succeed())
+			Expect(claims.Items).To(BeEmpty())
+		},
+		Entry("size 0", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 0 },
+			"spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1"),
+		Entry("a negative size", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = -1 },
+			"spec.size in body should be greater than or equal to 1"),
+		Entry("a size beyond 64 TiB", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 65537 },
+			"spec.size in body should be less than or equal to 65536"),
+		Entry("an empty name", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Name = "" },
+			"spec.name in body should be at least 1 chars long"),
+		Entry("a name too long", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Name = strings.Repeat("n", 254) },
+			"spec.name: Too long: may not be more than 253 bytes"),
+		Entry("an unknown access mode", "data", func(dv *seedv1alpha1.DemoVolume) {
+			dv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{"ReadWriteSometimes"}
+		}, `spec.accessModes[0]: Unsupported value: "ReadWriteSometimes"`),
+		Entry("an access mode given twice", "data", func(dv *seedv1alpha1.DemoVolume) {
+			dv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce, corev1.ReadWriteOnce}
+		}, `spec.accessModes[1]: Duplicate value: "ReadWriteOnce"`),
+		Entry("an unknown reclaim policy", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = "Recycle" },
+			`spec.reclaimPolicy: Unsupported value: "Recycle": supported values: "Retain", "Delete"`),
+		Entry("a storage class name in capitals", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To("Fast_SSD") },
+			"spec.storageClassName in body should match"),
+		Entry("an empty storage class name", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To("") },
+			"spec.storageClassName in body should be at least 1 chars long"),
+		Entry("a name too long for the claim's label", strings.Repeat("d", 64), func(*seedv1alpha1.DemoVolume) {},
+			"name must be at most 63 characters, as its claim carries it in a label"),
+	)
+
+	It("refuses a DemoVolume without a name or a size", func(ctx SpecContext) {
+		// The typed client always sends both, so the spec is written as a
+		// user's manifest would be.
+		dv := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": seedv1alpha1.GroupVersion.String(),
+			"kind":       "DemoVolume",
+			"metadata":   map[string]any{"name": "data", "namespace": namespace},
+			"spec":       map[string]any{"reclaimPolicy": "Delete"},
+		}}
+		err := k8sClient.Create(ctx, dv)
+		Expect(err).To(MatchError(ContainSubstring("spec.name: Required value")))
+		Expect(err).To(MatchError(ContainSubstring("spec.size: Required value")))
+		err = k8sClient.Get(ctx, key("data"), &seedv1alpha1.DemoVolume{})
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
+		err = k8sClient.Get(ctx, key("data"), &corev1.PersistentVolumeClaim{})
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
+	})
+
+	It("accepts the longest name it allows", func(ctx SpecContext) {
+		name := strings.Repeat("d", 63)
+		create(ctx, name)
+		Expect(claimOf(ctx, name).Labels).To(HaveKeyWithValue("app.kubernetes.io/instance", name))
+	})
+})

@@ -1,0 +1,232 @@
+package demovolume
+
+import (
+	"errors"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+)
+
+// claimWith is the claim "data" with the given status, bound to a volume
+// when its phase says so.
+func claimWith(status corev1.PersistentVolumeClaimStatus) *corev1.PersistentVolumeClaim {
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "team-a"}, Status: status}
+	if status.Phase == corev1.ClaimBound {
+		pvc.Spec.VolumeName = "pv-0001"
+	}
+	return pvc
+}
+
+func capacity(size string) corev1.ResourceList {
+	return corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}
+}
+
+func TestComputeStatus(t *testing.T) {
+	tests := []struct {
+		name     string
+		pvc      *corev1.PersistentVolumeClaim
+		applyErr error
+
+		wantPhase    corev1.PersistentVolumeClaimPhase
+		wantCapacity string
+		wantBound    metav1.ConditionStatus
+		wantBoundWhy string
+		wantResizing metav1.ConditionStatus
+		wantResizeBy string
+		wantReady    metav1.ConditionStatus
+		wantReason   string
+		wantMessage  string
+	}{
+		{
+			name:         "apply failed before the claim existed",
+			pvc:          &corev1.PersistentVolumeClaim{},
+			applyErr:     errors.New("applying PersistentVolumeClaim team-a/data: forbidden: exceeded quota"),
+			wantBound:    metav1.ConditionFalse,
+			wantBoundWhy: reasonPending,
+			wantResizing: metav1.ConditionFalse,
+			wantResizeBy: reasonAtSize,
+			wantReady:    metav1.ConditionFalse,
+			wantReason:   seedv1alpha1.ReasonReconcileFailed,
+			wantMessage:  "exceeded quota",
+		},
+		{
+			// The error wins over a claim that looks fine: its status is
+			// the claim as it was, not as the spec now wants it.
+			name:         "apply failed on a bound claim",
+			pvc:          claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: capacity("10Gi")}),
+			applyErr:     errors.New("applying PersistentVolumeClaim team-a/data: spec is immutable"),
+			wantPhase:    corev1.ClaimBound,
+			wantCapacity: "10Gi",
+			wantBound:    metav1.ConditionTrue,
+			wantBoundWhy: reasonBound,
+			wantResizing: metav1.ConditionFalse,
+			wantResizeBy: reasonAtSize,
+			wantReady:    metav1.ConditionFalse,
+			wantReason:   seedv1alpha1.ReasonReconcileFailed,
+			wantMessage:  "spec is immutable",
+		},
+		{
+			name:         "pending",
+			pvc:          claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}),
+			wantPhase:    corev1.ClaimPending,
+			wantBound:    metav1.ConditionFalse,
+			wantBoundWhy: reasonPending,
+			wantResizing: metav1.ConditionFalse,
+			wantResizeBy: reasonAtSize,
+			wantReady:    metav1.ConditionFalse,
+			wantReason:   reasonPending,
+			wantMessage:  "Claim data is not bound",
+		},
+		{
+			// Just created: the PV controller has not even set a phase.
+			name:         "no phase yet",
+			pvc:          claimWith(corev1.PersistentVolumeClaimStatus{}),
+			wantBound:    metav1.ConditionFalse,
+			wantBoundWhy: reasonPending,
+			wantResizing: metav1.ConditionFalse,
+			wantResizeBy: reasonAtSize,
+			wantReady:    metav1.ConditionFalse,
+			wantReason:   reasonPending,
+		},
+		{
+			name:         "bound at the size asked for",
+			pvc:          claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: capacity("10Gi")}),
+			wantPhase:    corev1.ClaimBound,
+			wantCapacity: "10Gi",
+			wantBound:    metav1.ConditionTrue,
+			wantBoundWhy: reasonBound,
+			wantResizing: metav1.ConditionFalse,
+			wantResizeBy: reasonAtSize,
+			wantReady:    metav1.ConditionTrue,
+			wantReason:   reasonBound,
+			wantMessage:  "Claim data is bound, with 10Gi",
+		},
+		{
+			// A provisioner may round up; more than asked for is at size.
+			name:         "bound to a larger volume",
+			pvc:          claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: capacity("12Gi")}),
+			wantPhase:    corev1.ClaimBound,
+			wantCapacity: "12Gi",
+			wantBound:    metav1.ConditionTrue,
+			wantBoundWhy: reasonBound,
+			wantResizing: metav1.ConditionFalse,
+			wantResizeBy: reasonAtSize,
+			wantReady:    metav1.ConditionTrue,
+			wantReason:   reasonBound,
+		},
+		{
+			name:         "growing, with no word from the resizer",
+			pvc:          claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: capacity("5Gi")}),
+			wantPhase:    corev1.ClaimBound,
+			wantCapacity: "5Gi",
+			wantBound:    metav1.ConditionTrue,
+			wantBoundWhy: reasonBound,
+			wantResizing: metav1.ConditionTrue,
+			wantResizeBy: reasonResizing,
+			wantReady:    metav1.ConditionFalse,
+			wantReason:   reasonResizing,
+			wantMessage:  "Claim data is growing to 10Gi",
+		},
+		{
+			name: "growing, waiting for a pod to mount it",
+			pvc: claimWith(corev1.PersistentVolumeClaimStatus{
+				Phase: corev1.ClaimBound, Capacity: capacity("5Gi"),
+				Conditions: []corev1.PersistentVolumeClaimCondition{
+					{Type: corev1.PersistentVolumeClaimResizing, Status: corev1.ConditionFalse},
+					{Type: corev1.PersistentVolumeClaimFileSystemResizePending, Status: corev1.ConditionTrue},
+				},
+			}),
+			wantPhase:    corev1.ClaimBound,
+			wantCapacity: "5Gi",
+			wantBound:    metav1.ConditionTrue,
+			wantBoundWhy: reasonBound,
+			wantResizing: metav1.ConditionTrue,
+			wantResizeBy: string(corev1.PersistentVolumeClaimFileSystemResizePending),
+			wantReady:    metav1.ConditionFalse,
+			wantReason:   reasonResizing,
+		},
+		{
+			name:         "lost",
+			pvc:          claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimLost, Capacity: capacity("10Gi")}),
+			wantPhase:    corev1.ClaimLost,
+			wantCapacity: "10Gi",
+			wantBound:    metav1.ConditionFalse,
+			wantBoundWhy: reasonLost,
+			wantResizing: metav1.ConditionFalse,
+			wantResizeBy: reasonAtSize,
+			wantReady:    metav1.ConditionFalse,
+			wantReason:   reasonPending,
+		},
+		{
+			name:         "bound with no capacity reported",
+			pvc:          claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}),
+			wantPhase:    corev1.ClaimBound,
+			wantBound:    metav1.ConditionTrue,
+			wantBoundWhy: reasonBound,
+			wantResizing: metav1.ConditionFalse,
+			wantResizeBy: reasonAtSize,
+			wantReady:    metav1.ConditionFalse,
+			wantReason:   reasonAwaitingSize,
+			wantMessage:  "Claim data reports no capacity yet",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			dv := newDemoVolume()
+			dv.Generation = 7
+
+			computeStatus(dv, tt.pvc, tt.applyErr)
+
+			st := dv.Status
+			g.Expect(st.ObservedGeneration).To(BeEquivalentTo(7))
+			g.Expect(st.Name).To(Equal("Team A data"), "spec.name is copied to the status")
+			g.Expect(st.ClaimName).To(Equal(tt.pvc.Name))
+			g.Expect(st.Phase).To(Equal(tt.wantPhase))
+			g.Expect(st.Capacity).To(Equal(tt.wantCapacity))
+			g.Expect(st.Conditions).To(HaveLen(3))
+			for _, c := range st.Conditions {
+				g.Expect(c.ObservedGeneration).To(BeEquivalentTo(7), c.Type)
+			}
+
+			bound := meta.FindStatusCondition(st.Conditions, seedv1alpha1.DemoVolumeBound)
+			g.Expect(bound.Status).To(Equal(tt.wantBound))
+			g.Expect(bound.Reason).To(Equal(tt.wantBoundWhy))
+			resizing := meta.FindStatusCondition(st.Conditions, seedv1alpha1.DemoVolumeResizing)
+			g.Expect(resizing.Status).To(Equal(tt.wantResizing))
+			g.Expect(resizing.Reason).To(Equal(tt.wantResizeBy))
+			ready := meta.FindStatusCondition(st.Conditions, seedv1alpha1.ConditionReady)
+			g.Expect(ready.Status).To(Equal(tt.wantReady))
+			g.Expect(ready.Reason).To(Equal(tt.wantReason))
+			g.Expect(ready.Message).To(ContainSubstring(tt.wantMessage))
+		})
+	}
+}
+
+func TestComputeStatusClearsAnOldCapacity(t *testing.T) {
+	g := NewWithT(t)
+	dv := newDemoVolume()
+	computeStatus(dv, claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: capacity("10Gi")}), nil)
+	g.Expect(dv.Status.Capacity).To(Equal("10Gi"))
+
+	// A claim re-created after being deleted starts over with no volume.
+	computeStatus(dv, claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}), nil)
+	g.Expect(dv.Status.Capacity).To(BeEmpty())
+	g.Expect(dv.Status.Phase).To(Equal(corev1.ClaimPending))
+	g.Expect(meta.IsStatusConditionFalse(dv.Status.Conditions, seedv1alpha1.DemoVolumeBound)).To(BeTrue())
+	g.Expect(meta.IsStatusConditionFalse(dv.Status.Conditions, seedv1alpha1.ConditionReady)).To(BeTrue())
+}
+
+func TestComputeStatusReportsTheVolume(t *testing.T) {
+	g := NewWithT(t)
+	dv := newDemoVolume()
+	computeStatus(dv, claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: capacity("10Gi")}), nil)
+	bound := meta.FindStatusCondition(dv.Status.Conditions, seedv1alpha1.DemoVolumeBound)
+	g.Expect(bound.Message).To(Equal("Bound to volume pv-0001"))
+}

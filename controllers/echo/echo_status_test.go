@@ -1,0 +1,122 @@
+package echo
+
+import (
+	"errors"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+)
+
+func TestComputeEchoStatus(t *testing.T) {
+	started := metav1.Date(2026, 11, 22, 10, 0, 0, 0, metav1.Now().Location())
+	ended := metav1.Date(2026, 11, 22, 10, 0, 5, 0, started.Location())
+	jobWith := func(status batchv1.JobStatus) *batchv1.Job {
+		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "hello"}, Status: status}
+	}
+
+	tests := []struct {
+		name           string
+		job            *batchv1.Job
+		applyErr       error
+		wantPhase      seedv1alpha1.EchoPhase
+		wantReady      metav1.ConditionStatus
+		wantReason     string
+		wantComplete   metav1.ConditionStatus
+		wantFailed     metav1.ConditionStatus
+		wantCompletion *metav1.Time
+	}{
+		{
+			name: "apply failed", job: &batchv1.Job{}, applyErr: errors.New("applying Job team-a/hello: forbidden"),
+			wantReady: metav1.ConditionFalse, wantReason: seedv1alpha1.ReasonReconcileFailed,
+		},
+		{
+			name: "created, no pod yet", job: jobWith(batchv1.JobStatus{}),
+			wantPhase: seedv1alpha1.EchoPending, wantReady: metav1.ConditionFalse, wantReason: reasonJobPending,
+			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionFalse,
+		},
+		{
+			name: "pod starting", job: jobWith(batchv1.JobStatus{StartTime: &started, Active: 1, Ready: ptr.To[int32](0)}),
+			wantPhase: seedv1alpha1.EchoPending, wantReady: metav1.ConditionFalse, wantReason: reasonJobPending,
+			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionFalse,
+		},
+		{
+			name: "pod running", job: jobWith(batchv1.JobStatus{StartTime: &started, Active: 1, Ready: ptr.To[int32](1)}),
+			wantPhase: seedv1alpha1.EchoRunning, wantReady: metav1.ConditionFalse, wantReason: reasonJobRunning,
+			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionFalse,
+		},
+		{
+			name: "printed",
+			job: jobWith(batchv1.JobStatus{StartTime: &started, CompletionTime: &ended, Succeeded: 1, Conditions: []batchv1.JobCondition{
+				{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: "CompletionsReached"},
+				{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"},
+			}}),
+			wantPhase: seedv1alpha1.EchoSucceeded, wantReady: metav1.ConditionTrue, wantReason: reasonSucceeded,
+			wantComplete: metav1.ConditionTrue, wantFailed: metav1.ConditionFalse, wantCompletion: &ended,
+		},
+		{
+			name: "gave up",
+			job: jobWith(batchv1.JobStatus{StartTime: &started, Failed: 4, Conditions: []batchv1.JobCondition{
+				{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"},
+				{
+					Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
+					Message: "Job has reached the specified backoff limit", LastTransitionTime: ended,
+				},
+			}}),
+			wantPhase: seedv1alpha1.EchoFailedPhase, wantReady: metav1.ConditionFalse, wantReason: reasonJobFailed,
+			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionTrue, wantCompletion: &ended,
+		},
+		{
+			name: "a condition that is not true does not count",
+			job: jobWith(batchv1.JobStatus{StartTime: &started, Active: 1, Conditions: []batchv1.JobCondition{
+				{Type: batchv1.JobComplete, Status: corev1.ConditionFalse},
+			}}),
+			wantPhase: seedv1alpha1.EchoPending, wantReady: metav1.ConditionFalse, wantReason: reasonJobPending,
+			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionFalse,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			e := newEcho(func(e *seedv1alpha1.Echo) { e.Generation = 2 })
+			computeEchoStatus(e, tt.job, tt.applyErr)
+
+			g.Expect(e.Status.ObservedGeneration).To(BeEquivalentTo(2))
+			g.Expect(e.Status.Phase).To(Equal(tt.wantPhase))
+			g.Expect(e.Status.CompletionTime).To(Equal(tt.wantCompletion))
+			ready := meta.FindStatusCondition(e.Status.Conditions, seedv1alpha1.ConditionReady)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Status).To(Equal(tt.wantReady))
+			g.Expect(ready.Reason).To(Equal(tt.wantReason))
+			g.Expect(ready.ObservedGeneration).To(BeEquivalentTo(2))
+			if tt.applyErr != nil {
+				g.Expect(ready.Message).To(Equal(tt.applyErr.Error()))
+				return
+			}
+			g.Expect(e.Status.JobName).To(Equal("hello"))
+			g.Expect(meta.FindStatusCondition(e.Status.Conditions, seedv1alpha1.EchoComplete)).To(HaveField("Status", tt.wantComplete))
+			g.Expect(meta.FindStatusCondition(e.Status.Conditions, seedv1alpha1.EchoFailed)).To(HaveField("Status", tt.wantFailed))
+		})
+	}
+}
+
+// A failed Echo's conditions tell the user how to run it again, since its
+// spec cannot change.
+func TestFailedEchoSaysHowToRetry(t *testing.T) {
+	g := NewWithT(t)
+	e := newEcho()
+	computeEchoStatus(e, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "hello"}, Status: batchv1.JobStatus{
+		Conditions: []batchv1.JobCondition{{
+			Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "DeadlineExceeded", Message: "Job was active longer than specified deadline",
+		}},
+	}}, nil)
+	failed := meta.FindStatusCondition(e.Status.Conditions, seedv1alpha1.EchoFailed)
+	g.Expect(failed.Reason).To(Equal("DeadlineExceeded"))
+	g.Expect(failed.Message).To(Equal("Job was active longer than specified deadline; to run it again, delete this Echo and create it again"))
+}

@@ -1,0 +1,56 @@
+package echo
+
+import (
+	"context"
+	"errors"
+
+	batchv1 "k8s.io/api/batch/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+// ScheduledEchoReconciler keeps a ScheduledEcho's CronJob as its spec says
+// and reports the runs.
+type ScheduledEchoReconciler struct {
+	client.Client
+	Applier *kube.Applier
+}
+
+// +kubebuilder:rbac:groups=seed.example.com,resources=scheduledechoes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=seed.example.com,resources=scheduledechoes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=seed.example.com,resources=scheduledechoes/finalizers,verbs=update
+// +kubebuilder:rbac:groups=batch,resources=cronjobs,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile applies the desired CronJob, then writes the status observed
+// from it. The CronJob, and through it its Jobs, are deleted by the garbage
+// collector with the ScheduledEcho.
+func (r *ScheduledEchoReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	s := &seedv1alpha1.ScheduledEcho{}
+	if err := r.Get(ctx, req.NamespacedName, s); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !s.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	original := s.DeepCopy()
+
+	cronJob := &batchv1.CronJob{}
+	applyErr := r.Applier.Apply(ctx, s, desiredCronJob(s), cronJob, kube.Exclusive())
+
+	computeScheduledStatus(s, cronJob, applyErr)
+	return ctrl.Result{}, errors.Join(applyErr, kube.PatchStatus(ctx, r.Client, original, s))
+}
+
+// SetupWithManager reconciles a ScheduledEcho whenever it or its CronJob
+// changes; the CronJob's status follows its Jobs.
+func (r *ScheduledEchoReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&seedv1alpha1.ScheduledEcho{}).
+		Owns(&batchv1.CronJob{}).
+		Named("scheduledecho").
+		Complete(r)
+}

@@ -1,0 +1,163 @@
+// Package immortalcontainer reconciles ImmortalContainers: one pod that is
+// started again whenever it ends or is deleted.
+package immortalcontainer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+// Event reasons for what happens to the pod, beside the Applier's.
+const (
+	reasonPodEnded    = "PodEnded"
+	reasonSpecChanged = "SpecChanged"
+	reasonBackingOff  = "BackingOff"
+)
+
+// Reconciler keeps an ImmortalContainer's pod running.
+type Reconciler struct {
+	client.Client
+	Applier *kube.Applier
+	// Now is the clock, replaceable in tests.
+	Now func() time.Time
+}
+
+// +kubebuilder:rbac:groups=seed.example.com,resources=immortalcontainers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=seed.example.com,resources=immortalcontainers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=seed.example.com,resources=immortalcontainers/finalizers,verbs=update
+// +kubebuilder:rbac:groups=core,resources=pods,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile takes one step towards a running pod of the current spec: it
+// waits for a terminating pod to go, deletes a pod that ended or runs an
+// old spec, or starts a new pod once the back-off allows. The pod's own
+// events (it ends, it is deleted) bring the next step.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ic := &seedv1alpha1.ImmortalContainer{}
+	if err := r.Get(ctx, req.NamespacedName, ic); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !ic.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	original := ic.DeepCopy()
+
+	pod, err := r.currentPod(ctx, ic)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	desired := desiredPod(ic)
+	var result ctrl.Result
+	switch {
+	case pod == nil:
+		pod, result, err = r.start(ctx, ic, desired)
+	case !pod.DeletionTimestamp.IsZero():
+		// Its replacement takes its name, so it must be gone first; the
+		// deletion event brings the next reconcile.
+	case ended(pod):
+		err = r.replace(ctx, ic, pod, reasonPodEnded, fmt.Sprintf("Pod %s ended (%s); starting a new one", pod.Name, pod.Status.Phase))
+	case pod.Annotations[specHashAnnotation] != desired.Annotations[specHashAnnotation]:
+		err = r.replace(ctx, ic, pod, reasonSpecChanged, fmt.Sprintf("Replacing pod %s to run the new spec", pod.Name))
+	default:
+		recordStart(ic, pod)
+	}
+
+	computeStatus(ic, pod, r.Now(), err)
+	return result, errors.Join(err, kube.PatchStatus(ctx, r.Client, original, ic))
+}
+
+// currentPod is the ImmortalContainer's pod, or nil when there is none.
+func (r *Reconciler) currentPod(ctx context.Context, ic *seedv1alpha1.ImmortalContainer) (*corev1.Pod, error) {
+	pod := &corev1.Pod{}
+	err := r.Get(ctx, types.NamespacedName{Namespace: ic.Namespace, Name: podName(ic)}, pod)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("getting pod %s: %w", podName(ic), err)
+	}
+	return pod, nil
+}
+
+// start creates a new pod, unless pods have been ending so soon after they
+// started that the back-off asks to wait; then it comes back when the wait
+// is over.
+func (r *Reconciler) start(
+	ctx context.Context, ic *seedv1alpha1.ImmortalContainer, desired *corev1ac.PodApplyConfiguration,
+) (*corev1.Pod, ctrl.Result, error) {
+	next := nextStart(ic.Status.StartTimes)
+	if wait := next.Sub(r.Now()); wait > 0 {
+		r.Applier.Recorder.Eventf(ic, nil, corev1.EventTypeWarning, reasonBackingOff, "Start",
+			"Pods keep ending soon after they start; the next one starts at %s", next.UTC().Format(time.RFC3339))
+		return nil, ctrl.Result{RequeueAfter: wait}, nil
+	}
+	pod := &corev1.Pod{}
+	if err := r.Applier.Apply(ctx, ic, desired, pod); err != nil {
+		return nil, ctrl.Result{}, err
+	}
+	recordStart(ic, pod)
+	return pod, ctrl.Result{}, nil
+}
+
+// replace deletes the pod so that a new one can take its name. The UID
+// precondition makes sure only that pod is deleted, never a newer one.
+func (r *Reconciler) replace(ctx context.Context, ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod, reason, note string) error {
+	recordStart(ic, pod)
+	err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID})
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting pod %s: %w", pod.Name, err)
+	}
+	eventType := corev1.EventTypeNormal
+	if pod.Status.Phase == corev1.PodFailed {
+		eventType = corev1.EventTypeWarning
+	}
+	r.Applier.Recorder.Eventf(ic, pod, eventType, reason, "Delete", note)
+	return nil
+}
+
+// ended tells whether a pod's container has exited for good: the pod
+// never restarts it in place.
+func ended(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}
+
+// recordStart counts a pod the first time the operator sees it. Counting
+// what is observed, rather than what was created, keeps the count right when
+// writing the status fails after a pod was started: the next reconcile sees
+// the pod and counts it then.
+func recordStart(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod) {
+	if string(pod.UID) == ic.Status.PodUID {
+		return
+	}
+	ic.Status.PodUID = string(pod.UID)
+	ic.Status.PodsStarted++
+	ic.Status.StartTimes = append(ic.Status.StartTimes, pod.CreationTimestamp)
+	if extra := len(ic.Status.StartTimes) - seedv1alpha1.MaxStartTimes; extra > 0 {
+		ic.Status.StartTimes = ic.Status.StartTimes[extra:]
+	}
+}
+
+// SetupWithManager reconciles an ImmortalContainer whenever it or its pod
+// changes, so a pod that ends or is deleted is replaced at once.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&seedv1alpha1.ImmortalContainer{}).
+		Owns(&corev1.Pod{}).
+		Named("immortalcontainer").
+		Complete(r)
+}
