@@ -14,6 +14,8 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 KUBERNETES_VERSION ?= v1.37.2
 KUBERNETES_STAGING_VERSION ?= $(subst v1.,v0.,$(KUBERNETES_VERSION))
 ETCD_VERSION ?= v3.6.16
+# kwok plays the kubelets of the local cluster's fake nodes.
+KWOK_VERSION ?= v0.8.0
 
 LOCALBIN ?= $(shell pwd)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
@@ -21,6 +23,9 @@ KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBERNETES_VERSION)
 ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
+KUBE_CONTROLLER_MANAGER ?= $(LOCALBIN)/kube-controller-manager-$(KUBERNETES_VERSION)
+KUBE_SCHEDULER ?= $(LOCALBIN)/kube-scheduler-$(KUBERNETES_VERSION)
+KWOK ?= $(LOCALBIN)/kwok-$(KWOK_VERSION)
 ENVTEST_DIR ?= $(LOCALBIN)/envtest/$(KUBERNETES_VERSION)-etcd-$(ETCD_VERSION)
 KUBECTL ?= kubectl
 
@@ -133,6 +138,48 @@ deploy: manifests kustomize ## Deploy the operator, image IMG, to the cluster of
 undeploy: kustomize ## Remove the operator. ignore-not-found=true to ignore missing objects.
 	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
 
+##@ Local cluster
+
+# What hack/cluster.sh runs; the ports and the number of nodes can be set
+# the same way (APISERVER_PORT, CLUSTER_NODES, ...).
+CLUSTER_BINARIES = $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KWOK) $(KUSTOMIZE)
+CLUSTER_ENV = ETCD=$(ETCD) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) \
+	KUBE_SCHEDULER=$(KUBE_SCHEDULER) KWOK=$(KWOK) KWOK_VERSION=$(KWOK_VERSION) KUSTOMIZE=$(KUSTOMIZE)
+CLUSTER_KUBECONFIG = $(LOCALBIN)/cluster/kubeconfig
+
+.PHONY: cluster-up
+cluster-up: $(CLUSTER_BINARIES) ## Start a local cluster on loopback (etcd, control plane, kwok nodes); a no-op when it runs.
+	$(CLUSTER_ENV) hack/cluster.sh up
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster and delete its state.
+	hack/cluster.sh down
+
+# make demo runs against the local cluster unless KUBECONFIG=... is given on
+# its command line: a KUBECONFIG merely exported in the shell is not taken
+# as a wish to install into that cluster.
+ifeq ($(origin KUBECONFIG),command line)
+DEMO_KUBECONFIG = $(KUBECONFIG)
+DEMO_CLUSTER =
+else
+DEMO_KUBECONFIG = $(CLUSTER_KUBECONFIG)
+DEMO_CLUSTER = cluster-up
+endif
+
+.PHONY: demo
+demo: $(DEMO_CLUSTER) build kustomize ## Run the operator on the local cluster (or KUBECONFIG=...) under its own ServiceAccount, with every sample Ready. EXIT_WHEN_READY=true to stop then.
+	KUBECONFIG=$(DEMO_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager hack/demo.sh
+
+.PHONY: test-e2e
+test-e2e: cluster-up build kustomize ## Run the end-to-end suite against the local cluster, with the operator as local processes.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager \
+		go test -tags e2e ./test/e2e -timeout 20m -v -ginkgo.v
+
+.PHONY: cluster-status
+cluster-status: ## Tell which processes of the local cluster run.
+	hack/cluster.sh status
+
 ##@ Tools
 
 $(LOCALBIN):
@@ -156,11 +203,18 @@ $(GOLANGCI_LINT): | $(LOCALBIN)
 .PHONY: envtest
 envtest: $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl ## Build the control plane envtest runs (kube-apiserver, etcd).
 
-$(KUBE_APISERVER): | $(LOCALBIN)
-	hack/build-module-binary.sh k8s.io/kubernetes $(KUBERNETES_VERSION) $(KUBERNETES_STAGING_VERSION) k8s.io/kubernetes/cmd/kube-apiserver $@ "$(KUBE_LDFLAGS)"
+# kube-apiserver, kube-controller-manager and kube-scheduler, from
+# k8s.io/kubernetes.
+$(LOCALBIN)/kube-%-$(KUBERNETES_VERSION): | $(LOCALBIN)
+	hack/build-module-binary.sh k8s.io/kubernetes $(KUBERNETES_VERSION) $(KUBERNETES_STAGING_VERSION) k8s.io/kubernetes/cmd/kube-$* $@ "$(KUBE_LDFLAGS)"
 
 $(ETCD): | $(LOCALBIN)
 	hack/build-module-binary.sh go.etcd.io/etcd/server/v3 $(ETCD_VERSION) $(ETCD_VERSION) go.etcd.io/etcd/server/v3 $@
+
+.PHONY: kwok
+kwok: $(KWOK) ## Build kwok.
+$(KWOK): | $(LOCALBIN)
+	$(call go-install-tool,$@,sigs.k8s.io/kwok/cmd/kwok,$(KWOK_VERSION))
 
 $(ENVTEST_DIR)/kube-apiserver: $(KUBE_APISERVER)
 	mkdir -p $(@D) && ln -sf $< $@
