@@ -43,7 +43,7 @@ func Start(ownedTypes ...client.Object) (*Env, error) {
 		return nil, fmt.Errorf("KUBEBUILDER_ASSETS is not set: run the tests with `make test`, which builds the control plane")
 	}
 	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(projectRoot(), "config", "crd", "bases")},
+		CRDDirectoryPaths:     []string{filepath.Join(ProjectRoot(), "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
 	cfg, err := env.Start()
@@ -96,9 +96,9 @@ func (e *Env) Stop() error {
 	return managerErr
 }
 
-// projectRoot is found from this file's place in the tree, so suites work
+// ProjectRoot is found from this file's place in the tree, so suites work
 // from any package directory.
-func projectRoot() string {
+func ProjectRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }

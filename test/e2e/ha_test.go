@@ -1,0 +1,142 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+var _ = Describe("High availability", Serial, func() {
+	const (
+		// Of each kind, created one after the other; the leader is killed
+		// after a third of them.
+		perKind   = 15
+		killAfter = perKind / 3
+	)
+
+	It("hands the lead to the other replica when the leader is killed during a burst of creates, and creates nothing twice",
+		func(ctx SpecContext) {
+			namespace := restrictedNamespace(ctx, "e2e-ha")
+			old := leader(ctx)
+			oldHolder := leaseHolderNow(ctx)
+
+			var (
+				wg     sync.WaitGroup
+				killed = make(chan time.Time, 1)
+				objs   []kube.Object
+				mu     sync.Mutex
+			)
+			wg.Add(1)
+			go func() {
+				defer GinkgoRecover()
+				defer wg.Done()
+				for i := range perKind {
+					if i == killAfter {
+						old.kill()
+						killed <- time.Now()
+					}
+					ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i), Namespace: namespace}}
+					ic := &seedv1alpha1.ImmortalContainer{
+						ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("app-%d", i), Namespace: namespace},
+						Spec: seedv1alpha1.ImmortalContainerSpec{
+							Image: "docker.io/library/busybox:1.37.0", Command: []string{"sleep", "infinity"}, RunAsUser: ptr.To[int64](65534),
+						},
+					}
+					for _, obj := range []kube.Object{ws, ic} {
+						Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+						mu.Lock()
+						objs = append(objs, obj)
+						mu.Unlock()
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+			}()
+
+			killedAt := <-killed
+			var takeover time.Duration
+			Eventually(ctx, func(g Gomega) {
+				holder := leaseHolder(ctx, g)
+				g.Expect(holder).NotTo(BeEmpty())
+				g.Expect(holder).NotTo(Equal(oldHolder), "the killed replica still holds the lease")
+				takeover = time.Since(killedAt)
+			}).WithPolling(50 * time.Millisecond).Should(Succeed())
+			wg.Wait()
+			AddReportEntry("takeover", takeover.Round(10*time.Millisecond).String())
+			GinkgoWriter.Printf("Takeover: the other replica led %s after the leader was killed\n", takeover.Round(10*time.Millisecond))
+
+			for _, obj := range objs {
+				expectReady(ctx, obj)
+			}
+			readyAt := time.Since(killedAt)
+			AddReportEntry("all Ready after the kill", readyAt.Round(10*time.Millisecond).String())
+			GinkgoWriter.Printf("Every one of %d resources was Ready %s after the leader was killed\n", len(objs), readyAt.Round(10*time.Millisecond))
+
+			By("nothing created twice")
+			Expect(count(ctx, &appsv1.DeploymentList{}, namespace)).To(Equal(perKind))
+			Expect(count(ctx, &corev1.ServiceList{}, namespace)).To(Equal(perKind))
+			Expect(count(ctx, &corev1.PodList{}, namespace, client.MatchingLabels{kube.LabelName: "immortalcontainer"})).To(Equal(perKind))
+			for _, obj := range objs {
+				if ic, ok := obj.(*seedv1alpha1.ImmortalContainer); ok {
+					Expect(ic.Status.PodsStarted).To(BeEquivalentTo(1), "pods started for %s", ic.Name)
+				}
+			}
+			// The killed leader may have lost events it had not sent yet, so
+			// each creation is recorded at most once, never as a recreation.
+			events := &eventsv1.EventList{}
+			Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
+			created := map[string]int32{}
+			for _, e := range events.Items {
+				Expect(e.Reason).NotTo(Equal(kube.ReasonRecreated), "%s %s: %s", e.Regarding.Kind, e.Regarding.Name, e.Note)
+				if e.Reason == kube.ReasonCreated {
+					created[e.Note] += occurrences(e)
+				}
+			}
+			for note, n := range created {
+				Expect(n).To(BeEquivalentTo(1), "%q recorded %d times", note, n)
+			}
+
+			By("a new replica, so that two run again")
+			addReplica()
+		})
+})
+
+// leaseHolderNow is the identity holding the Lease now.
+func leaseHolderNow(ctx context.Context) string {
+	var holder string
+	Eventually(ctx, func(g Gomega) {
+		holder = leaseHolder(ctx, g)
+		g.Expect(holder).NotTo(BeEmpty())
+	}).Should(Succeed())
+	return holder
+}
+
+// count is how many objects of a list's kind there are in a namespace.
+func count(ctx context.Context, list client.ObjectList, namespace string, opts ...client.ListOption) int {
+	Expect(k8sClient.List(ctx, list, append(opts, client.InNamespace(namespace))...)).To(Succeed())
+	return meta.LenList(list)
+}
+
+// occurrences is how many times an event happened: the recorder folds
+// repeats into a series.
+func occurrences(e eventsv1.Event) int32 {
+	if e.Series != nil {
+		return e.Series.Count
+	}
+	return 1
+}

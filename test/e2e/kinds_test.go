@@ -1,0 +1,248 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/testenv"
+)
+
+var _ = Describe("On the local cluster", func() {
+	var namespace string
+
+	BeforeEach(func(ctx SpecContext) {
+		namespace = restrictedNamespace(ctx, "e2e")
+	})
+
+	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: namespace, Name: name} }
+
+	It("enforces the restricted Pod Security Standard in the test namespaces", func(ctx SpecContext) {
+		root := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: namespace},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+		}
+		err := k8sClient.Create(ctx, root)
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "got %v", err)
+		Expect(err.Error()).To(ContainSubstring(`violates PodSecurity "restricted:latest"`))
+	})
+
+	It("makes every sample Ready", func(ctx SpecContext) {
+		samples, err := testenv.Samples()
+		Expect(err).NotTo(HaveOccurred())
+		created := make([]kube.Object, 0, len(samples))
+		for _, sample := range samples {
+			obj := typed(sample)
+			obj.SetNamespace(namespace)
+			Expect(k8sClient.Create(ctx, obj)).To(Succeed(), "sample %s", sample.GetName())
+			created = append(created, obj)
+		}
+		for _, obj := range created {
+			expectReady(ctx, obj)
+		}
+	})
+
+	Describe("a WebServer", func() {
+		var ws *seedv1alpha1.WebServer
+
+		BeforeEach(func(ctx SpecContext) {
+			ws = &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: namespace}}
+			Expect(k8sClient.Create(ctx, ws)).To(Succeed())
+			expectReady(ctx, ws)
+		})
+
+		It("scales, and rolls out a new image to pods that become Ready", func(ctx SpecContext) {
+			testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](3) })
+			expectReady(ctx, ws)
+			Expect(ws.Status.ReadyReplicas).To(BeEquivalentTo(3))
+
+			const upgrade = "docker.io/nginxinc/nginx-unprivileged:1.28.0-alpine"
+			testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = upgrade })
+			expectReady(ctx, ws)
+			Eventually(ctx, func(g Gomega) {
+				pods := &corev1.PodList{}
+				g.Expect(k8sClient.List(ctx, pods, client.InNamespace(namespace), client.MatchingLabels(kube.SelectorLabels("webserver", ws.Name)))).To(Succeed())
+				g.Expect(pods.Items).To(HaveLen(3))
+				for _, pod := range pods.Items {
+					g.Expect(pod.Spec.Containers[0].Image).To(Equal(upgrade))
+					g.Expect(pod.Status.Conditions).To(ContainElement(And(
+						HaveField("Type", corev1.PodReady), HaveField("Status", corev1.ConditionTrue))))
+				}
+			}).Should(Succeed())
+		})
+
+		It("puts back a deleted Service and a deleted Deployment", func(ctx SpecContext) {
+			for _, owned := range []client.Object{
+				&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web-service", Namespace: namespace}},
+				&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: namespace}},
+			} {
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(owned), owned)).To(Succeed())
+				deleted := owned.GetUID()
+				Expect(k8sClient.Delete(ctx, owned)).To(Succeed())
+				Eventually(ctx, func(g Gomega) {
+					g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(owned), owned)).To(Succeed())
+					g.Expect(owned.GetUID()).NotTo(Equal(deleted))
+				}).Should(Succeed())
+			}
+			expectReady(ctx, ws)
+		})
+
+		It("takes its Deployment, Service and pods with it when deleted", func(ctx SpecContext) {
+			Expect(k8sClient.Delete(ctx, ws)).To(Succeed())
+			selector := client.MatchingLabels(kube.SelectorLabels("webserver", ws.Name))
+			Eventually(ctx, func(g Gomega) {
+				for _, list := range []client.ObjectList{
+					&appsv1.DeploymentList{}, &appsv1.ReplicaSetList{}, &corev1.PodList{}, &corev1.ServiceList{},
+				} {
+					g.Expect(k8sClient.List(ctx, list, client.InNamespace(namespace), selector)).To(Succeed())
+					g.Expect(meta.LenList(list)).To(BeZero(), "%T", list)
+				}
+			}).Should(Succeed())
+		})
+	})
+
+	It("starts an ImmortalContainer's pod again when it is deleted or completes, and counts each start", func(ctx SpecContext) {
+		ic := &seedv1alpha1.ImmortalContainer{
+			ObjectMeta: metav1.ObjectMeta{Name: "forever", Namespace: namespace},
+			Spec: seedv1alpha1.ImmortalContainerSpec{
+				Image: "docker.io/library/busybox:1.37.0", Command: []string{"sleep", "infinity"}, RunAsUser: ptr.To[int64](65534),
+			},
+		}
+		Expect(k8sClient.Create(ctx, ic)).To(Succeed())
+		expectReady(ctx, ic)
+		podKey := key("forever-immortalpod")
+		pod := &corev1.Pod{}
+		Expect(k8sClient.Get(ctx, podKey, pod)).To(Succeed())
+
+		By("deleting the pod")
+		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+		second := expectNewPod(ctx, podKey, pod.UID)
+		expectStarts(ctx, ic, 2)
+
+		By("the pod completing")
+		second.Status.Phase = corev1.PodSucceeded
+		Expect(k8sClient.Status().Update(ctx, second)).To(Succeed())
+		expectNewPod(ctx, podKey, second.UID)
+		expectStarts(ctx, ic, 3)
+		expectReady(ctx, ic)
+	})
+
+	It("runs an Echo's Job to completion and reports Succeeded", func(ctx SpecContext) {
+		echo := &seedv1alpha1.Echo{
+			ObjectMeta: metav1.ObjectMeta{Name: "hello", Namespace: namespace},
+			Spec:       seedv1alpha1.EchoSpec{Message: "Hello, $(USER) and 'quotes'"},
+		}
+		Expect(k8sClient.Create(ctx, echo)).To(Succeed())
+		expectReady(ctx, echo)
+		Expect(echo.Status.Phase).To(Equal(seedv1alpha1.EchoSucceeded))
+		Expect(echo.Status.CompletionTime).NotTo(BeNil())
+		job := &batchv1.Job{}
+		Expect(k8sClient.Get(ctx, key("hello"), job)).To(Succeed())
+		Expect(job.Status.Succeeded).To(BeEquivalentTo(1))
+	})
+
+	It("has a ScheduledEcho fire on its schedule", func(ctx SpecContext) {
+		scheduled := &seedv1alpha1.ScheduledEcho{
+			ObjectMeta: metav1.ObjectMeta{Name: "tick", Namespace: namespace},
+			Spec:       seedv1alpha1.ScheduledEchoSpec{Message: "Tick", Schedule: "* * * * *"},
+		}
+		Expect(k8sClient.Create(ctx, scheduled)).To(Succeed())
+		expectReady(ctx, scheduled)
+		// The CronJob controller fires on the minute.
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, key("tick"), scheduled)).To(Succeed())
+			g.Expect(scheduled.Status.LastScheduleTime).NotTo(BeNil())
+			g.Expect(scheduled.Status.LastSuccessfulTime).NotTo(BeNil())
+		}).WithTimeout(150 * time.Second).Should(Succeed())
+	})
+
+	DescribeTable("a DemoVolume's claim, bound by the cluster's default storage class",
+		func(ctx SpecContext, policy seedv1alpha1.ReclaimPolicy, kept bool) {
+			dv := &seedv1alpha1.DemoVolume{
+				ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace},
+				Spec:       seedv1alpha1.DemoVolumeSpec{Name: "Data", Size: 2, ReclaimPolicy: policy},
+			}
+			Expect(k8sClient.Create(ctx, dv)).To(Succeed())
+			expectReady(ctx, dv)
+			Expect(dv.Status.Capacity).To(Equal("2Gi"))
+			Expect(dv.Status.Name).To(Equal("Data"))
+
+			Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
+			Eventually(ctx, func() error { return k8sClient.Get(ctx, key("data"), dv) }).Should(Satisfy(apierrors.IsNotFound))
+			pvc := &corev1.PersistentVolumeClaim{}
+			if !kept {
+				Eventually(ctx, func() error { return k8sClient.Get(ctx, key("data"), pvc) }).Should(Satisfy(apierrors.IsNotFound))
+				return
+			}
+			// The garbage collector has had every chance to delete it.
+			Consistently(ctx, func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
+				g.Expect(pvc.DeletionTimestamp).To(BeNil())
+				g.Expect(pvc.OwnerReferences).To(BeEmpty())
+				g.Expect(pvc.Labels).To(HaveKeyWithValue("seed.example.com/retained", "true"))
+				g.Expect(pvc.Status.Phase).To(Equal(corev1.ClaimBound))
+			}).WithTimeout(5 * time.Second).Should(Succeed())
+		},
+		Entry("is kept with its data with Retain", seedv1alpha1.ReclaimRetain, true),
+		Entry("is deleted with Delete", seedv1alpha1.ReclaimDelete, false),
+	)
+})
+
+// typed converts a sample to its API type.
+func typed(u runtime.Unstructured) kube.Object {
+	obj, err := k8sClient.Scheme().New(u.GetObjectKind().GroupVersionKind())
+	Expect(err).NotTo(HaveOccurred())
+	Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), obj)).To(Succeed())
+	return obj.(kube.Object)
+}
+
+// expectReady waits until obj is Ready for its current generation, and
+// leaves it as last read.
+func expectReady(ctx context.Context, obj kube.Object) {
+	key := client.ObjectKeyFromObject(obj)
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, key, obj)).To(Succeed())
+		ready := meta.FindStatusCondition(obj.GetConditions(), seedv1alpha1.ConditionReady)
+		g.Expect(ready).NotTo(BeNil(), "no Ready condition yet")
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%s: %s", ready.Reason, ready.Message)
+		g.Expect(ready.ObservedGeneration).To(Equal(obj.GetGeneration()))
+	}).Should(Succeed(), "%T %s", obj, key)
+}
+
+// expectNewPod waits for a live pod at key other than the one with UID
+// previous, and returns it.
+func expectNewPod(ctx context.Context, key types.NamespacedName, previous types.UID) *corev1.Pod {
+	pod := &corev1.Pod{}
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, key, pod)).To(Succeed())
+		g.Expect(pod.UID).NotTo(Equal(previous), "still the earlier pod")
+		g.Expect(pod.DeletionTimestamp).To(BeNil())
+		g.Expect(pod.Status.Phase).To(Equal(corev1.PodRunning))
+	}).Should(Succeed())
+	return pod
+}
+
+// expectStarts waits until an ImmortalContainer has counted n pods.
+func expectStarts(ctx context.Context, ic *seedv1alpha1.ImmortalContainer, n int) {
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ic), ic)).To(Succeed())
+		g.Expect(ic.Status.PodsStarted).To(BeEquivalentTo(n))
+		g.Expect(ic.Status.StartTimes).To(HaveLen(n))
+	}).Should(Succeed())
+}
