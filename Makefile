@@ -152,7 +152,7 @@ cluster-up: $(CLUSTER_BINARIES) ## Start a local cluster on loopback (etcd, cont
 	$(CLUSTER_ENV) hack/cluster.sh up
 
 .PHONY: cluster-down
-cluster-down: ## Stop the local cluster and delete its state.
+cluster-down: ## Stop the local cluster and delete its state (its logs stay until the next cluster-up).
 	hack/cluster.sh down
 
 # make demo runs against the local cluster unless KUBECONFIG=... is given on

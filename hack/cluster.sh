@@ -13,7 +13,8 @@
 # KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KWOK and KUSTOMIZE; KWOK_VERSION
 # is the kwok module its stages are read from. Everything the cluster writes
 # (certificates, etcd's data, logs, the admin kubeconfig) stays in
-# CLUSTER_DIR; ~/.kube/config is never read or written.
+# CLUSTER_DIR, and only the logs outlive cluster-down; ~/.kube/config is
+# never read or written.
 set -euo pipefail
 
 CLUSTER_DIR=${CLUSTER_DIR:-$PWD/bin/cluster}
@@ -253,8 +254,12 @@ EOF
     --authentication-kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
     --authorization-kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
     --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT"
+  # kwok renews each node's Lease, as a kubelet does; without that, the node
+  # lifecycle controller finds every node NotReady after its grace period
+  # and marks their pods NotReady, which no stage undoes.
   start kwok --kubeconfig="$CLUSTER_DIR/kwok.kubeconfig" --config="$CLUSTER_DIR/kwok-stages.yaml" \
     --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+    --node-lease-duration-seconds=40 \
     --cidr=10.244.0.0/16 --node-ip=127.0.0.1 --server-address="127.0.0.1:$KWOK_PORT"
 
   nodes | k apply -f - >/dev/null
@@ -289,8 +294,9 @@ down() {
   for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
     stop "${COMPONENTS[i]}"
   done
-  rm -rf "$CLUSTER_DIR"
-  log "stopped"
+  # The logs stay until the next cluster-up, to tell what went wrong.
+  find "$CLUSTER_DIR" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} + 2>/dev/null || true
+  log "stopped; the components' logs stay in $logs until the next cluster-up"
 }
 
 status() {

@@ -11,11 +11,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,6 +39,8 @@ var (
 	replicas []*replica
 	// nextPort hands out loopback ports to new replicas, two each.
 	nextPort = 18081
+	// specNamespaces are the namespaces the running spec created.
+	specNamespaces []string
 )
 
 func TestE2E(t *testing.T) {
@@ -80,13 +84,18 @@ var _ = AfterSuite(func() {
 	}
 })
 
-// On failure, the operators' logs say what they did.
-var _ = ReportAfterEach(func(report SpecReport) {
-	if report.Failed() {
-		for _, r := range replicas {
-			AddReportEntry("operator "+r.name, r.tail())
-		}
+// On failure, the operators' logs say what they did, and the cluster's
+// nodes and pods what the built-in controllers and kwok did.
+var _ = ReportAfterEach(func(ctx SpecContext, report SpecReport) {
+	namespaces := specNamespaces
+	specNamespaces = nil
+	if !report.Failed() {
+		return
 	}
+	for _, r := range replicas {
+		AddReportEntry("operator "+r.name, r.tail())
+	}
+	AddReportEntry("cluster", describeCluster(ctx, namespaces))
 })
 
 // addReplica starts one more operator process.
@@ -122,8 +131,52 @@ func restrictedNamespace(ctx context.Context, prefix string) string {
 		},
 	}}
 	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	specNamespaces = append(specNamespaces, ns.Name)
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, ns))).To(Succeed())
 	})
 	return ns.Name
+}
+
+// describeCluster lists the nodes' readiness and, in the given namespaces,
+// the Deployments' rollout and the pods' phase and readiness.
+func describeCluster(ctx context.Context, namespaces []string) string {
+	var b strings.Builder
+	nodes := &corev1.NodeList{}
+	if err := k8sClient.List(ctx, nodes); err != nil {
+		return err.Error()
+	}
+	for _, n := range nodes.Items {
+		ready := corev1.ConditionUnknown
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				ready = c.Status
+			}
+		}
+		fmt.Fprintf(&b, "node %s ready=%s\n", n.Name, ready)
+	}
+	for _, ns := range namespaces {
+		deployments, pods := &appsv1.DeploymentList{}, &corev1.PodList{}
+		if err := k8sClient.List(ctx, deployments, client.InNamespace(ns)); err != nil {
+			return err.Error()
+		}
+		if err := k8sClient.List(ctx, pods, client.InNamespace(ns)); err != nil {
+			return err.Error()
+		}
+		for _, d := range deployments.Items {
+			fmt.Fprintf(&b, "deployment %s/%s generation=%d observed=%d replicas=%d updated=%d ready=%d\n", ns, d.Name,
+				d.Generation, d.Status.ObservedGeneration, d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.ReadyReplicas)
+		}
+		for _, p := range pods.Items {
+			ready := corev1.ConditionUnknown
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady {
+					ready = c.Status
+				}
+			}
+			fmt.Fprintf(&b, "pod %s/%s node=%q phase=%s ready=%s deleting=%t\n", ns, p.Name,
+				p.Spec.NodeName, p.Status.Phase, ready, p.DeletionTimestamp != nil)
+		}
+	}
+	return b.String()
 }
