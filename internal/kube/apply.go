@@ -85,11 +85,7 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 	kind := ptr.Deref(desired.GetKind(), "")
 	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
 
-	previous, ok := live.DeepCopyObject().(client.Object)
-	if !ok {
-		return fmt.Errorf("%T is not a client.Object", live)
-	}
-	existed, err := a.get(ctx, key, previous)
+	previous, existed, err := a.get(ctx, key, live)
 	if err != nil {
 		return fmt.Errorf("getting %s %s: %w", kind, key, err)
 	}
@@ -112,7 +108,10 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 		return fmt.Errorf("reading the applied %s %s: %w", kind, key, err)
 	}
 
-	reason, verb := changeReason(existed, previous.GetResourceVersion() != live.GetResourceVersion(), SpecObserved(owner))
+	// A different UID: the object read was deleted meanwhile, and the apply
+	// made a new one.
+	replaced := existed && previous.GetUID() != live.GetUID()
+	reason, verb := changeReason(existed && !replaced, previous.GetResourceVersion() != live.GetResourceVersion(), SpecObserved(owner))
 	if reason != "" {
 		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, key.Name)
 	}
@@ -144,22 +143,33 @@ func truncate(s string, limit int) string {
 	return s[:cut] + ellipsis
 }
 
-// get reads an object from the cache and, when the cache does not have it,
+// get reads an object from the cache and, when the cache may be behind,
 // from the API server: right after the operator created an object, the
 // cache may not have seen it yet, and it must not be reported as created
-// twice.
-func (a *Applier) get(ctx context.Context, key client.ObjectKey, obj client.Object) (bool, error) {
+// twice; an object the cache has as terminating may be gone, or replaced
+// already, and its replacement must not be reported as created again.
+//
+// It reads into copies of empty, and returns what it read (an empty object
+// when there is none).
+func (a *Applier) get(ctx context.Context, key client.ObjectKey, empty client.Object) (client.Object, bool, error) {
+	fresh := func() client.Object {
+		obj, _ := empty.DeepCopyObject().(client.Object)
+		return obj
+	}
+	obj := fresh()
 	err := a.Client.Get(ctx, key, obj)
-	if apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) || (err == nil && !obj.GetDeletionTimestamp().IsZero()) {
+		// Decoding into a filled object would keep its map entries.
+		obj = fresh()
 		err = a.APIReader.Get(ctx, key, obj)
 	}
 	switch {
 	case apierrors.IsNotFound(err):
-		return false, nil
+		return fresh(), false, nil
 	case err != nil:
-		return false, err
+		return nil, false, err
 	}
-	return true, nil
+	return obj, true, nil
 }
 
 // changeReason names what an apply did, for the event on the owner: whether
