@@ -36,6 +36,7 @@ type DemoVolumeSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// size is the capacity asked for, in GiB. It can grow (when the
@@ -44,6 +45,7 @@ type DemoVolumeSpec struct {
 	// +kubebuilder:validation:Maximum=65536
 	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="size cannot shrink: a PersistentVolumeClaim can only grow"
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size (GiB)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Size int32 `json:"size"`
 
 	// storageClassName is the storage class of the claim. When unset, the
@@ -53,6 +55,7 @@ type DemoVolumeSpec struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="storageClassName is immutable: a claim cannot move to another storage class"
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Storage Class",xDescriptors={"urn:alm:descriptor:io.kubernetes:StorageClass"}
 	StorageClassName *string `json:"storageClassName,omitempty"`
 
 	// accessModes are how the volume may be mounted.
@@ -63,6 +66,7 @@ type DemoVolumeSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="accessModes are immutable once the claim exists"
 	// +listType=set
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Access Modes",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	AccessModes []corev1.PersistentVolumeAccessMode `json:"accessModes,omitempty"`
 
 	// reclaimPolicy is what happens to the claim when the DemoVolume is
@@ -70,6 +74,7 @@ type DemoVolumeSpec struct {
 	// seed.example.com/retained=true), Delete deletes it.
 	// +kubebuilder:default=Retain
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Reclaim Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Retain","urn:alm:descriptor:com.tectonic.ui:select:Delete"}
 	ReclaimPolicy ReclaimPolicy `json:"reclaimPolicy,omitempty"`
 }
 
@@ -77,22 +82,27 @@ type DemoVolumeSpec struct {
 type DemoVolumeStatus struct {
 	// name is spec.name, once the claim for it is in place.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Name",xDescriptors={"urn:alm:descriptor:text"}
 	Name string `json:"name,omitempty"`
 
 	// claimName is the PersistentVolumeClaim.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="PersistentVolumeClaim",xDescriptors={"urn:alm:descriptor:io.kubernetes:PersistentVolumeClaim"}
 	ClaimName string `json:"claimName,omitempty"`
 
 	// phase is the claim's phase: Pending, Bound or Lost.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Phase",xDescriptors={"urn:alm:descriptor:io.kubernetes.phase"}
 	Phase corev1.PersistentVolumeClaimPhase `json:"phase,omitempty"`
 
 	// capacity is the size of the bound volume, such as 10Gi.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Capacity",xDescriptors={"urn:alm:descriptor:text"}
 	Capacity string `json:"capacity,omitempty"`
 
 	// observedGeneration is the generation of the spec this status describes.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Generation",xDescriptors={"urn:alm:descriptor:text"}
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions are Bound, Resizing and Ready (bound, at the size asked
@@ -100,6 +110,7 @@ type DemoVolumeStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
@@ -118,6 +129,8 @@ type DemoVolumeStatus struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="name must be at most 63 characters, as its claim carries it in a label"
+// +operator-sdk:csv:customresourcedefinitions:displayName="Demo Volume",order=5
+// +operator-sdk:csv:customresourcedefinitions:resources={{PersistentVolumeClaim,v1,""}}
 type DemoVolume struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

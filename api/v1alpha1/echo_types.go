@@ -37,6 +37,7 @@ type EchoSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Message",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Message string `json:"message"`
 
 	// image runs `echo`. The default is a pinned busybox; another image
@@ -46,6 +47,7 @@ type EchoSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:XValidation:rule="!self.matches('\\\\s')",message="image must not contain whitespace"
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image,omitempty"`
 
 	// backoffLimit is how many times a failed pod is retried before the
@@ -54,6 +56,7 @@ type EchoSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Backoff Limit",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
 
 	// ttlSecondsAfterFinished, when set, deletes the Job (and its pod and
@@ -61,6 +64,7 @@ type EchoSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=31536000
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TTL Seconds After Finished",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
 }
 
@@ -68,24 +72,29 @@ type EchoSpec struct {
 type EchoStatus struct {
 	// jobName is the Job that prints the message.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Job",xDescriptors={"urn:alm:descriptor:io.kubernetes:Job"}
 	JobName string `json:"jobName,omitempty"`
 
 	// phase is Pending until the Job's pod runs, then Running, then
 	// Succeeded or Failed.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Phase",xDescriptors={"urn:alm:descriptor:io.kubernetes.phase"}
 	Phase EchoPhase `json:"phase,omitempty"`
 
 	// startTime is when the Job started.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Start Time",xDescriptors={"urn:alm:descriptor:timestamp"}
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 
 	// completionTime is when the Job finished, whether it succeeded or
 	// failed.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Completion Time",xDescriptors={"urn:alm:descriptor:timestamp"}
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 
 	// observedGeneration is the generation of the spec this status describes.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Generation",xDescriptors={"urn:alm:descriptor:text"}
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions are Complete, Failed and Ready (true once the message is
@@ -93,6 +102,7 @@ type EchoStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
@@ -100,13 +110,15 @@ type EchoStatus struct {
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=seed
+// +kubebuilder:resource:path=echoes,categories=seed
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Job",type=string,JSONPath=`.status.jobName`
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.spec.message`,priority=1
 // +kubebuilder:printcolumn:name="Completed",type=date,JSONPath=`.status.completionTime`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="name must be at most 63 characters, as the Job's pods carry it in a label"
+// +operator-sdk:csv:customresourcedefinitions:displayName="Echo",order=2
+// +operator-sdk:csv:customresourcedefinitions:resources={{Job,v1,""},{Pod,v1,""}}
 type Echo struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -17,18 +17,21 @@ type ImmortalContainerSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:XValidation:rule="!self.matches('\\\\s')",message="image must not contain whitespace"
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image"`
 
 	// command replaces the image's entrypoint.
 	// +kubebuilder:validation:MaxItems=64
 	// +listType=atomic
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Command",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Command []string `json:"command,omitempty"`
 
 	// args are the arguments to the entrypoint.
 	// +kubebuilder:validation:MaxItems=256
 	// +listType=atomic
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Arguments",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Args []string `json:"args,omitempty"`
 
 	// env are environment variables of the container.
@@ -36,10 +39,12 @@ type ImmortalContainerSpec struct {
 	// +listType=map
 	// +listMapKey=name
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Environment Variables",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Env []corev1.EnvVar `json:"env,omitempty"`
 
 	// resources are the compute requests and limits of the container.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
 	Resources corev1.ResourceRequirements `json:"resources,omitempty,omitzero"`
 
 	// runAsUser is the user the container runs as, for images whose
@@ -48,6 +53,7 @@ type ImmortalContainerSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Run As User",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	RunAsUser *int64 `json:"runAsUser,omitempty"`
 }
 
@@ -55,30 +61,36 @@ type ImmortalContainerSpec struct {
 type ImmortalContainerStatus struct {
 	// currentPod is the name of the pod running the container now.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Current Pod",xDescriptors={"urn:alm:descriptor:io.kubernetes:Pod"}
 	CurrentPod string `json:"currentPod,omitempty"`
 
 	// podUID is the UID of the last pod counted in podsStarted: every pod
 	// has the same name, and the UID tells them apart.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Pod UID",xDescriptors={"urn:alm:descriptor:text"}
 	PodUID string `json:"podUID,omitempty"`
 
 	// startTimes are when the pods were started, oldest first: the last 50.
 	// +kubebuilder:validation:MaxItems=50
 	// +listType=atomic
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Start Times",xDescriptors={"urn:alm:descriptor:text"}
 	StartTimes []metav1.Time `json:"startTimes,omitempty"`
 
 	// podsStarted counts every pod started so far.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Pods Started",xDescriptors={"urn:alm:descriptor:text"}
 	PodsStarted int64 `json:"podsStarted,omitempty"`
 
 	// nextStartTime, while pods keep ending soon after they start, is when
 	// the next one will be started.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Next Start Time",xDescriptors={"urn:alm:descriptor:timestamp"}
 	NextStartTime *metav1.Time `json:"nextStartTime,omitempty"`
 
 	// observedGeneration is the generation of the spec this status describes.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Generation",xDescriptors={"urn:alm:descriptor:text"}
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions are Ready (the current pod runs the current spec and is
@@ -86,6 +98,7 @@ type ImmortalContainerStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
@@ -102,6 +115,8 @@ type ImmortalContainerStatus struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="name must be at most 63 characters, as its pod carries it in a label"
+// +operator-sdk:csv:customresourcedefinitions:displayName="Immortal Container",order=4
+// +operator-sdk:csv:customresourcedefinitions:resources={{Pod,v1,""}}
 type ImmortalContainer struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

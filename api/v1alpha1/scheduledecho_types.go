@@ -12,6 +12,7 @@ type ScheduledEchoSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Message",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Message string `json:"message"`
 
 	// schedule is when to print, in cron format: five fields (minute, hour,
@@ -21,6 +22,7 @@ type ScheduledEchoSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every +([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+|[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+)$')",message="schedule must be five cron fields (minute hour day-of-month month day-of-week, such as '*/5 * * * *') or a macro such as @hourly; set a time zone with timeZone, not in the schedule"
 	// +kubebuilder:validation:XValidation:rule="self.startsWith('@') || self.matches('^ *(\\\\*|\\\\?|(0*[1-5]?[0-9])(-(0*[1-5]?[0-9]))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*[1-5]?[0-9])(-(0*[1-5]?[0-9]))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*(1?[0-9]|2[0-3]))(-(0*(1?[0-9]|2[0-3])))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*(1?[0-9]|2[0-3]))(-(0*(1?[0-9]|2[0-3])))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*([1-9]|[12][0-9]|3[01]))(-(0*([1-9]|[12][0-9]|3[01])))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*([1-9]|[12][0-9]|3[01]))(-(0*([1-9]|[12][0-9]|3[01])))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(-(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(-(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat))(-(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat)))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat))(-(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat)))?)(/[1-9][0-9]*)?)* *$')",message="each cron field must be *, a value, a range such as 1-5, or a comma-separated list of them, each with an optional step such as */15; minutes are 0-59, hours 0-23, days of the month 1-31, months 1-12 or JAN-DEC, days of the week 0-6 (Sunday is 0) or SUN-SAT"
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Schedule",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Schedule string `json:"schedule"`
 
 	// timeZone is the IANA time zone the schedule is in, such as
@@ -29,11 +31,13 @@ type ScheduledEchoSpec struct {
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:Pattern=`^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$`
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Time Zone",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	TimeZone *string `json:"timeZone,omitempty"`
 
 	// suspend stops new runs; runs already started finish.
 	// +kubebuilder:default=false
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Suspend",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	Suspend *bool `json:"suspend,omitempty"`
 
 	// concurrencyPolicy says what to do when a run is due while the last
@@ -42,12 +46,14 @@ type ScheduledEchoSpec struct {
 	// +kubebuilder:default=Forbid
 	// +kubebuilder:validation:Enum=Allow;Forbid;Replace
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Concurrency Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Forbid","urn:alm:descriptor:com.tectonic.ui:select:Allow","urn:alm:descriptor:com.tectonic.ui:select:Replace"}
 	ConcurrencyPolicy batchv1.ConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`
 
 	// startingDeadlineSeconds is how late a missed run may still start;
 	// later than that, it is skipped.
 	// +kubebuilder:validation:Minimum=1
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Starting Deadline Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"`
 
 	// successfulJobsHistoryLimit is how many finished successful runs are
@@ -56,6 +62,7 @@ type ScheduledEchoSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Successful Jobs History Limit",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	SuccessfulJobsHistoryLimit *int32 `json:"successfulJobsHistoryLimit,omitempty"`
 
 	// failedJobsHistoryLimit is how many failed runs are kept, with their
@@ -64,6 +71,7 @@ type ScheduledEchoSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Failed Jobs History Limit",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	FailedJobsHistoryLimit *int32 `json:"failedJobsHistoryLimit,omitempty"`
 
 	// image runs `echo`. The default is a pinned busybox; another image
@@ -73,6 +81,7 @@ type ScheduledEchoSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:XValidation:rule="!self.matches('\\\\s')",message="image must not contain whitespace"
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image,omitempty"`
 }
 
@@ -80,23 +89,28 @@ type ScheduledEchoSpec struct {
 type ScheduledEchoStatus struct {
 	// cronJobName is the CronJob that runs the schedule.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="CronJob",xDescriptors={"urn:alm:descriptor:io.kubernetes:CronJob"}
 	CronJobName string `json:"cronJobName,omitempty"`
 
 	// lastScheduleTime is when a run was last started.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Schedule Time",xDescriptors={"urn:alm:descriptor:timestamp"}
 	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
 
 	// lastSuccessfulTime is when a run last succeeded.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Successful Time",xDescriptors={"urn:alm:descriptor:timestamp"}
 	LastSuccessfulTime *metav1.Time `json:"lastSuccessfulTime,omitempty"`
 
 	// active are the names of the Jobs running now.
 	// +listType=atomic
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Active Jobs",xDescriptors={"urn:alm:descriptor:text"}
 	Active []string `json:"active,omitempty"`
 
 	// observedGeneration is the generation of the spec this status describes.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Generation",xDescriptors={"urn:alm:descriptor:text"}
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions are Ready (the CronJob is in place as the spec says) and
@@ -104,6 +118,7 @@ type ScheduledEchoStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
@@ -115,7 +130,7 @@ const ScheduledEchoSuspended = "Suspended"
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=secho,categories=seed
+// +kubebuilder:resource:path=scheduledechoes,shortName=secho,categories=seed
 // +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`
 // +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=`.spec.suspend`
 // +kubebuilder:printcolumn:name="Active",type=integer,JSONPath=`.status.active.size()`,priority=1
@@ -123,6 +138,8 @@ const ScheduledEchoSuspended = "Suspended"
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 52",message="name must be at most 52 characters: the CronJob <name> adds 11 characters to name its Jobs, which must fit in 63"
+// +operator-sdk:csv:customresourcedefinitions:displayName="Scheduled Echo",order=3
+// +operator-sdk:csv:customresourcedefinitions:resources={{CronJob,v1,""},{Job,v1,""},{Pod,v1,""}}
 type ScheduledEcho struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
