@@ -1,7 +1,15 @@
-# The version of the operator, its image and (later) its bundle.
-VERSION ?= 0.1.0
+# The version of the operator, and the images of its manager, OLM bundle,
+# scorecard tests and catalog.
+VERSION ?= 0.2.0
 IMAGE_TAG_BASE ?= quay.io/seed-operators/seed-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
+SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
+CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
+# The channels the bundle is published in (catalog-templates/ says which
+# versions each holds).
+CHANNELS ?= candidate,stable
+DEFAULT_CHANNEL ?= stable
 
 # Tools, pinned. Each is built from source through the Go module proxy into
 # ./bin under a name that carries its version, so a second run reuses it and
@@ -16,6 +24,12 @@ KUBERNETES_STAGING_VERSION ?= $(subst v1.,v0.,$(KUBERNETES_VERSION))
 ETCD_VERSION ?= v3.6.16
 # kwok plays the kubelets of the local cluster's fake nodes.
 KWOK_VERSION ?= v0.8.0
+# operator-sdk (and its scorecard-test program) and operator-registry (opm,
+# and hack/catalog's renderer) are built from modules of their own, whose
+# go.mod pins them; their names in ./bin carry that version.
+module-version = $(shell awk '{ for (i = 1; i < NF; i++) if ($$i == "$(2)") { print $$(i + 1); exit } }' $(1))
+OPERATOR_SDK_VERSION := $(call module-version,hack/tools/operator-sdk/go.mod,github.com/operator-framework/operator-sdk)
+OPM_VERSION := $(call module-version,hack/catalog/go.mod,github.com/operator-framework/operator-registry)
 
 LOCALBIN ?= $(shell pwd)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
@@ -26,6 +40,10 @@ ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
 KUBE_CONTROLLER_MANAGER ?= $(LOCALBIN)/kube-controller-manager-$(KUBERNETES_VERSION)
 KUBE_SCHEDULER ?= $(LOCALBIN)/kube-scheduler-$(KUBERNETES_VERSION)
 KWOK ?= $(LOCALBIN)/kwok-$(KWOK_VERSION)
+OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
+SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
+OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
+RENDER_CATALOG ?= $(LOCALBIN)/render-catalog-$(OPM_VERSION)
 ENVTEST_DIR ?= $(LOCALBIN)/envtest/$(KUBERNETES_VERSION)-etcd-$(ETCD_VERSION)
 KUBECTL ?= kubectl
 
@@ -45,7 +63,9 @@ KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBERNETES_VERSION)
 
 # Files and folders that generators write; verify fails when they differ
 # from what is committed.
-GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/role.yaml go.mod go.sum
+GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/role.yaml go.mod go.sum \
+	config/manifests config/manager config/scorecard bundle bundle.Dockerfile catalog \
+	hack/catalog/go.mod hack/catalog/go.sum hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -63,11 +83,11 @@ help: ## Display this help.
 
 .PHONY: manifests
 manifests: controller-gen ## Generate the CRDs and the ClusterRole from the kubebuilder markers.
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/...;./controllers/..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods of the API types.
-	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: fmt
 fmt: ## Run go fmt.
@@ -78,20 +98,25 @@ vet: ## Run go vet.
 	go vet ./...
 
 .PHONY: test
-test: manifests generate fmt vet $(ENVTEST_PREREQ) ## Run the unit and envtest suites.
+test: manifests generate fmt vet bundle scorecard-test $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle validation included) and the static scorecard tests.
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test ./... -coverprofile cover.out
+	cd hack/catalog && go test -tags containers_image_openpgp ./...
+	SCORECARD_TEST=$(SCORECARD_TEST) hack/scorecard.sh static
 
 .PHONY: lint
-lint: golangci-lint ## Run golangci-lint.
+lint: golangci-lint ## Run golangci-lint, on the operator and on hack/catalog.
 	$(GOLANGCI_LINT) run
+	cd hack/catalog && $(GOLANGCI_LINT) run --build-tags containers_image_openpgp
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## Run golangci-lint and fix what it can.
 	$(GOLANGCI_LINT) run --fix
 
 .PHONY: verify
-verify: manifests generate ## Fail when a generated file is not what its generator writes, or go.mod is not tidy.
+verify: manifests generate bundle catalog ## Fail when a generated file (CRDs, RBAC, deepcopy, bundle, catalog) is not what its generator writes, or a go.mod is not tidy.
 	go mod tidy
+	cd hack/catalog && go mod tidy
+	cd hack/tools/operator-sdk && go mod tidy
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 		git status --porcelain -- $(GENERATED); git --no-pager diff -- $(GENERATED); \
 		echo "Generated files are stale: run 'make manifests generate' and 'go mod tidy', then commit."; exit 1; \
@@ -137,6 +162,51 @@ deploy: manifests kustomize ## Deploy the operator, image IMG, to the cluster of
 .PHONY: undeploy
 undeploy: kustomize ## Remove the operator. ignore-not-found=true to ignore missing objects.
 	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+##@ OLM bundle and catalog
+
+.PHONY: bundle
+bundle: manifests kustomize operator-sdk ## Generate the OLM bundle of VERSION in bundle/ (and bundle.Dockerfile), then validate it.
+	VERSION=$(VERSION) IMG=$(IMG) SCORECARD_IMG=$(SCORECARD_IMG) CHANNELS=$(CHANNELS) DEFAULT_CHANNEL=$(DEFAULT_CHANNEL) \
+		OPERATOR_SDK=$(OPERATOR_SDK) KUSTOMIZE=$(KUSTOMIZE) hack/bundle.sh
+
+.PHONY: bundle-build
+bundle-build: ## Build the bundle image (needs a container engine).
+	docker build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+
+.PHONY: bundle-push
+bundle-push: ## Push the bundle image.
+	docker push $(BUNDLE_IMG)
+
+.PHONY: scorecard-build
+scorecard-build: ## Build the image of the project's own scorecard tests (needs a container engine).
+	docker build -f scorecard/Dockerfile -t $(SCORECARD_IMG) .
+
+.PHONY: scorecard-push
+scorecard-push: ## Push the scorecard tests' image.
+	docker push $(SCORECARD_IMG)
+
+.PHONY: catalog
+catalog: render-catalog opm ## Render catalog/ from catalog-templates/ and the bundle folders, then validate it.
+	$(RENDER_CATALOG) -template catalog-templates/seed-operator.yaml -bundles bundles -current bundle > catalog/seed-operator/catalog.yaml
+	$(OPM) validate catalog
+
+.PHONY: scorecard-local
+scorecard-local: cluster-up build kustomize bundle scorecard-test seed-scorecard ## Run every scorecard test on this machine: the standard ones on bundle/, the project's own on the local cluster.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager SCORECARD_TEST=$(SCORECARD_TEST) \
+		SEED_SCORECARD=$(LOCALBIN)/seed-scorecard hack/scorecard-local.sh
+
+.PHONY: seed-scorecard
+seed-scorecard: ## Build the project's own scorecard tests (scorecard/).
+	go build -o $(LOCALBIN)/seed-scorecard ./scorecard
+
+.PHONY: catalog-build
+catalog-build: ## Build the catalog image (needs a container engine).
+	docker build -f catalog.Dockerfile -t $(CATALOG_IMG) .
+
+.PHONY: catalog-push
+catalog-push: ## Push the catalog image.
+	docker push $(CATALOG_IMG)
 
 ##@ Local cluster
 
@@ -215,6 +285,31 @@ $(ETCD): | $(LOCALBIN)
 kwok: $(KWOK) ## Build kwok.
 $(KWOK): | $(LOCALBIN)
 	$(call go-install-tool,$@,sigs.k8s.io/kwok/cmd/kwok,$(KWOK_VERSION))
+
+# Both programs of operator-sdk's module; the version it reports (and stamps
+# into bundles) is set as its own release build sets it.
+.PHONY: operator-sdk
+operator-sdk: $(OPERATOR_SDK) ## Build operator-sdk.
+$(OPERATOR_SDK): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
+	cd hack/tools/operator-sdk && go build -tags containers_image_openpgp \
+		-ldflags "-X github.com/operator-framework/operator-sdk/internal/version.Version=$(OPERATOR_SDK_VERSION)" \
+		-o $@ github.com/operator-framework/operator-sdk/cmd/operator-sdk
+
+.PHONY: scorecard-test
+scorecard-test: $(SCORECARD_TEST) ## Build scorecard-test, the program of the standard scorecard tests' image.
+$(SCORECARD_TEST): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
+	cd hack/tools/operator-sdk && go build -tags containers_image_openpgp \
+		-o $@ github.com/operator-framework/operator-sdk/images/scorecard-test
+
+.PHONY: opm
+opm: $(OPM) ## Build opm.
+$(OPM): hack/catalog/go.mod | $(LOCALBIN)
+	cd hack/catalog && go build -tags containers_image_openpgp -o $@ github.com/operator-framework/operator-registry/cmd/opm
+
+.PHONY: render-catalog
+render-catalog: $(RENDER_CATALOG) ## Build hack/catalog, which renders the catalog template from the bundle folders.
+$(RENDER_CATALOG): hack/catalog/go.mod hack/catalog/main.go | $(LOCALBIN)
+	cd hack/catalog && go build -tags containers_image_openpgp -o $@ .
 
 $(ENVTEST_DIR)/kube-apiserver: $(KUBE_APISERVER)
 	mkdir -p $(@D) && ln -sf $< $@

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs the scorecard tests of bundle/tests/scorecard/config.yaml on this
+# machine, as `operator-sdk scorecard` runs them in pods: each test's program
+# sees the bundle at /bundle and prints a v1alpha3 TestStatus. Here /bundle
+# is a bind mount in a private mount namespace, so nothing is mounted on the
+# host (only the empty mount point is created, if missing).
+#
+# usage: scorecard.sh static    the standard tests, which read only the bundle
+#        scorecard.sh all       those and the project's own tests, against the
+#                               cluster KUBECONFIG names, with the operator
+#                               running there
+#
+# SCORECARD_TEST and SEED_SCORECARD are the two programs; with all,
+# SCORECARD_NAMESPACE is where the project's tests create their resources.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-}
+[[ $mode == static || $mode == all ]] || { echo "usage: $0 static|all" >&2; exit 2; }
+config=bundle/tests/scorecard/config.yaml
+
+# tests prints "PROGRAM TEST" for each test of the configuration: the two
+# items of its entrypoint.
+tests() {
+  awk '/entrypoint:/ { n = 2; next } n > 0 && /^ *- / { printf "%s%s", $2, (--n ? " " : "\n") }' "$config"
+}
+
+if [[ ! -d /bundle ]]; then
+  mkdir /bundle || { echo "scorecard: cannot create the mount point /bundle (run as root)" >&2; exit 1; }
+  trap 'rmdir /bundle' EXIT
+fi
+
+failed=0
+while read -r program test; do
+  case $program in
+    scorecard-test) binary=${SCORECARD_TEST:?} ;;
+    seed-scorecard)
+      [[ $mode == all ]] || continue
+      binary=${SEED_SCORECARD:?}
+      ;;
+    *) echo "scorecard: unknown program $program in $config" >&2; exit 1 ;;
+  esac
+  output=$(unshare --mount sh -c 'mount --bind "$1" /bundle && exec "$2" "$3"' sh "$PWD/bundle" "$binary" "$test" 2>&1) || true
+  state=$(sed -n 's/^ *"state": "\(.*\)",\{0,1\}$/\1/p' <<<"$output" | head -n 1)
+  printf '%-6s %s\n' "${state:-error}" "$test"
+  if [[ $state != pass ]]; then
+    failed=1
+    sed 's/^/       /' <<<"$output"
+  fi
+done < <(tests)
+exit "$failed"

@@ -1,0 +1,118 @@
+// Package bundle validates the OLM bundle in bundle/ with every validator of
+// operator-framework/api, as OperatorHub does, and checks what the
+// validators do not: that the bundle describes the operator this repository
+// builds.
+package bundle
+
+import (
+	"encoding/base64"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"github.com/operator-framework/api/pkg/manifests"
+	"github.com/operator-framework/api/pkg/validation"
+	"github.com/operator-framework/api/pkg/validation/errors"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/testenv"
+)
+
+// k8sVersion is the Kubernetes release the deprecated-API validator checks
+// against: the one the project builds and tests with.
+const k8sVersion = "1.37"
+
+// loadBundle reads a bundle from its root, not manifests/, so that the
+// validators see the channels of metadata/annotations.yaml too.
+func loadBundle(t *testing.T, dir string) *manifests.Bundle {
+	t.Helper()
+	b, err := manifests.GetBundleFromDir(dir)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred(), "run make bundle")
+	return b
+}
+
+// The bundle of the version under development, and every released one.
+func TestBundlesPassEveryValidator(t *testing.T) {
+	released, err := filepath.Glob(filepath.Join(testenv.ProjectRoot(), "bundles", "*"))
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	for _, dir := range append(released, filepath.Join(testenv.ProjectRoot(), "bundle")) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			g := NewWithT(t)
+			b := loadBundle(t, dir)
+			validators := validation.DefaultBundleValidators.WithValidators(
+				validation.OperatorHubV2Validator,
+				validation.StandardCapabilitiesValidator,
+				validation.StandardCategoriesValidator,
+				validation.GoodPracticesValidator,
+				validation.AlphaDeprecatedAPIsValidator,
+			)
+			objs := append(b.ObjectsToValidate(), map[string]string{"k8s-version": k8sVersion})
+			var problems []errors.Error
+			for _, result := range validators.Validate(objs...) {
+				problems = append(problems, result.Errors...)
+				problems = append(problems, result.Warnings...)
+			}
+			g.Expect(problems).To(BeEmpty(), "errors and warnings of the OLM validators")
+		})
+	}
+}
+
+func TestBundleDescribesThisOperator(t *testing.T) {
+	g := NewWithT(t)
+	b := loadBundle(t, filepath.Join(testenv.ProjectRoot(), "bundle"))
+	csv := b.CSV
+
+	g.Expect(csv.Annotations).To(HaveKeyWithValue("capabilities", "Basic Install"))
+	g.Expect(csv.Spec.InstallModes).To(HaveEach(HaveField("Supported", true)))
+	g.Expect(csv.Spec.InstallModes).To(HaveLen(4))
+
+	// Every image the operator may run, for mirroring: its own and the
+	// operand images the CRDs default to.
+	image := csv.Annotations["containerImage"]
+	g.Expect(csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs).To(HaveLen(1))
+	g.Expect(csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.Containers).To(
+		ContainElement(HaveField("Image", image)))
+	g.Expect(csv.Spec.RelatedImages).To(ConsistOf(
+		HaveField("Image", image),
+		HaveField("Image", seedv1alpha1.DefaultWebServerImage),
+		HaveField("Image", seedv1alpha1.DefaultEchoImage),
+	))
+
+	// The icon is config/manifests/icon.svg.
+	icon, err := os.ReadFile(filepath.Join(testenv.ProjectRoot(), "config", "manifests", "icon.svg"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(csv.Spec.Icon).To(ConsistOf(And(
+		HaveField("MediaType", "image/svg+xml"),
+		HaveField("Data", base64.StdEncoding.EncodeToString(icon)),
+	)))
+
+	// Every kind is owned, with its resources, and a descriptor for every
+	// field of its spec and status.
+	g.Expect(csv.Spec.CustomResourceDefinitions.Owned).To(HaveLen(len(b.V1CRDs)))
+	for _, owned := range csv.Spec.CustomResourceDefinitions.Owned {
+		g.Expect(owned.Resources).NotTo(BeEmpty(), owned.Name)
+		g.Expect(owned.Description).NotTo(BeEmpty(), owned.Name)
+		spec := make([]string, 0, len(owned.SpecDescriptors))
+		status := make([]string, 0, len(owned.StatusDescriptors))
+		for _, d := range owned.SpecDescriptors {
+			g.Expect(d.XDescriptors).NotTo(BeEmpty(), "%s spec.%s", owned.Name, d.Path)
+			g.Expect(strings.TrimSpace(d.Description)).NotTo(BeEmpty(), "%s spec.%s", owned.Name, d.Path)
+			spec = append(spec, d.Path)
+		}
+		for _, d := range owned.StatusDescriptors {
+			g.Expect(d.XDescriptors).NotTo(BeEmpty(), "%s status.%s", owned.Name, d.Path)
+			g.Expect(strings.TrimSpace(d.Description)).NotTo(BeEmpty(), "%s status.%s", owned.Name, d.Path)
+			status = append(status, d.Path)
+		}
+		i := slices.IndexFunc(b.V1CRDs, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return crd.Name == owned.Name })
+		g.Expect(i).NotTo(BeNumerically("<", 0), "no CRD %s in the bundle", owned.Name)
+		schema := b.V1CRDs[i].Spec.Versions[0].Schema.OpenAPIV3Schema
+		g.Expect(spec).To(ConsistOf(slices.Collect(maps.Keys(schema.Properties["spec"].Properties))), "%s spec descriptors", owned.Name)
+		g.Expect(status).To(ConsistOf(slices.Collect(maps.Keys(schema.Properties["status"].Properties))), "%s status descriptors", owned.Name)
+	}
+}
