@@ -106,6 +106,17 @@ var _ = Describe("DemoVolume controller", func() {
 	expectReady := func(ctx SpecContext, name string, status metav1.ConditionStatus, reason string) {
 		expectCondition(ctx, name, seedv1alpha1.ConditionReady, status, reason)
 	}
+	// expectReconcileFailed waits until Ready says the operator could not
+	// apply the claim, with the API server's reason in its message.
+	expectReconcileFailed := func(ctx SpecContext, name, message string) {
+		expectReady(ctx, name, metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(demoVolume(ctx, g, name).Status.Conditions).To(ContainElement(And(
+				HaveField("Type", seedv1alpha1.ConditionReady),
+				HaveField("Message", ContainSubstring(message)),
+			)))
+		}).Should(Succeed())
+	}
 	expectEvent := func(ctx SpecContext, name, reason, note string) {
 		dv := &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
 		testenv.ExpectEvent(ctx, k8sClient, dv, "DemoVolume", reason, note)
@@ -256,13 +267,7 @@ var _ = Describe("DemoVolume controller", func() {
 		// Until the claim is bound, the API server keeps its whole spec
 		// as it was created, request included.
 		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
-		expectReady(ctx, "data", metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
-		Eventually(ctx, func(g Gomega) {
-			g.Expect(demoVolume(ctx, g, "data").Status.Conditions).To(ContainElement(And(
-				HaveField("Type", seedv1alpha1.ConditionReady),
-				HaveField("Message", ContainSubstring("spec is immutable after creation")),
-			)))
-		}).Should(Succeed())
+		expectReconcileFailed(ctx, "data", "spec is immutable after creation")
 		expectEvent(ctx, "data", "ApplyFailed", "Could not apply PersistentVolumeClaim data")
 		Expect(request(claimOf(ctx, "data"))).To(Equal("1Gi"))
 
@@ -281,13 +286,7 @@ var _ = Describe("DemoVolume controller", func() {
 		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
 
 		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
-		expectReady(ctx, "data", metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
-		Eventually(ctx, func(g Gomega) {
-			g.Expect(demoVolume(ctx, g, "data").Status.Conditions).To(ContainElement(And(
-				HaveField("Type", seedv1alpha1.ConditionReady),
-				HaveField("Message", ContainSubstring("the storageclass that provisions the pvc must support resize")),
-			)))
-		}).Should(Succeed())
+		expectReconcileFailed(ctx, "data", "the storageclass that provisions the pvc must support resize")
 		Expect(request(claimOf(ctx, "data"))).To(Equal("1Gi"))
 	})
 
@@ -391,13 +390,7 @@ var _ = Describe("DemoVolume controller", func() {
 		editRequest("5Gi")
 		// A claim never goes below its capacity, so the operator cannot put
 		// it back, and says so.
-		expectReady(ctx, "data", metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
-		Eventually(ctx, func(g Gomega) {
-			g.Expect(demoVolume(ctx, g, "data").Status.Conditions).To(ContainElement(And(
-				HaveField("Type", seedv1alpha1.ConditionReady),
-				HaveField("Message", ContainSubstring("spec.resources.requests.storage")),
-			)))
-		}).Should(Succeed())
+		expectReconcileFailed(ctx, "data", "spec.resources.requests.storage")
 		Expect(request(claimOf(ctx, "data"))).To(Equal("5Gi"))
 
 		By("the user growing the DemoVolume to match")
