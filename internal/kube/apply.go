@@ -18,6 +18,10 @@ import (
 // FieldManager owns every field the operator sets on the objects it manages.
 const FieldManager = "seed-operator"
 
+// LeaderElectionID names the Lease on which the operator's replicas elect
+// the one that reconciles.
+const LeaderElectionID = "seed-operator.seed.example.com"
+
 // Event reasons for what the operator does to owned objects.
 const (
 	ReasonCreated     = "Created"
@@ -76,7 +80,8 @@ func Exclusive() ApplyOption {
 // else changed are taken back (forced ownership), fields the operator does
 // not set are left alone unless the apply is Exclusive, and nothing is
 // written when nothing differs. live must be an empty object of desired's
-// type; it is filled with the object as the API server stored it.
+// type; it is filled with the object as the API server stored it, or, when
+// Apply fails, as it was before, so that the status can still describe it.
 func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) error {
 	var o applyOptions
 	for _, opt := range opts {
@@ -89,19 +94,11 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 	if err != nil {
 		return fmt.Errorf("getting %s %s: %w", kind, key, err)
 	}
-	if existed && o.exclusive {
-		if err := a.removeForeignSpecFields(ctx, owner, desired, previous); err != nil {
-			return fmt.Errorf("removing fields others added to %s %s: %w", kind, key, err)
-		}
-	}
-
-	if err := a.Client.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		a.warn(owner, "Apply", "Could not apply %s %s: %v", kind, key.Name, err)
-		// The status can still describe the object as it was.
+	if err := a.apply(ctx, owner, desired, key, previous, existed && o.exclusive); err != nil {
 		if existed {
 			err = errors.Join(err, remarshal(previous, live))
 		}
-		return fmt.Errorf("applying %s %s: %w", kind, key, err)
+		return err
 	}
 	// The client decoded the API server's answer into desired.
 	if err := remarshal(desired, live); err != nil {
@@ -114,6 +111,24 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 	reason, verb := changeReason(existed && !replaced, previous.GetResourceVersion() != live.GetResourceVersion(), SpecObserved(owner))
 	if reason != "" {
 		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, key.Name)
+	}
+	return nil
+}
+
+// apply applies desired, after removing the spec fields others added to
+// previous when asked to repair it.
+func (a *Applier) apply(
+	ctx context.Context, owner Object, desired ApplyConfiguration, key client.ObjectKey, previous client.Object, repair bool,
+) error {
+	kind := ptr.Deref(desired.GetKind(), "")
+	if repair {
+		if err := a.removeForeignSpecFields(ctx, owner, desired, previous); err != nil {
+			return fmt.Errorf("repairing %s %s: %w", kind, key, err)
+		}
+	}
+	if err := a.Client.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		a.warn(owner, "Apply", "Could not apply %s %s: %v", kind, key.Name, err)
+		return fmt.Errorf("applying %s %s: %w", kind, key, err)
 	}
 	return nil
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -21,33 +23,51 @@ var controlPlaneManagers = map[string]bool{
 	"kube-scheduler":          true,
 }
 
-// hasForeignSpecFields tells whether someone other than the operator owns a
-// field of the spec that the operator does not set: a selector key, a port
-// or an environment variable added by hand. Server-side apply takes back
-// the fields the operator sets, but never removes fields another manager
-// owns, so such additions are drift that apply alone cannot put right.
-func hasForeignSpecFields(obj client.Object) (bool, error) {
-	ours, foreign := &fieldpath.Set{}, &fieldpath.Set{}
+// debugSubresource is where `kubectl debug` adds its ephemeral containers to
+// a pod. They help someone look into the pod, and are not drift to undo by
+// replacing the pod under them.
+const debugSubresource = "ephemeralcontainers"
+
+// ForeignSpecManagers are the field managers, other than the operator, that
+// own a field of obj's spec the operator does not set: a selector key, a
+// port, an environment variable or a toleration added by hand. Server-side
+// apply takes back the fields the operator sets, but never removes fields
+// another manager owns, so such additions are drift that apply alone cannot
+// put right. A field someone changed counts too: their update took it over.
+func ForeignSpecManagers(obj client.Object) ([]string, error) {
+	ours := &fieldpath.Set{}
+	foreign := map[string]*fieldpath.Set{}
 	for _, entry := range obj.GetManagedFields() {
-		if entry.FieldsV1 == nil {
+		if entry.FieldsV1 == nil || entry.Subresource == debugSubresource {
 			continue
 		}
 		fields := &fieldpath.Set{}
 		if err := fields.FromJSON(entry.FieldsV1.GetRawReader()); err != nil {
-			return false, fmt.Errorf("reading the fields managed by %q: %w", entry.Manager, err)
+			return nil, fmt.Errorf("reading the fields managed by %q: %w", entry.Manager, err)
 		}
+		spec := fields.WithPrefix(specField)
 		switch {
 		case entry.Manager == FieldManager:
-			ours = ours.Union(fields.WithPrefix(specField))
+			ours = ours.Union(spec)
 		case !controlPlaneManagers[entry.Manager]:
-			foreign = foreign.Union(fields.WithPrefix(specField))
+			if previous, ok := foreign[entry.Manager]; ok {
+				spec = spec.Union(previous)
+			}
+			foreign[entry.Manager] = spec
 		}
 	}
-	found := false
-	foreign.Difference(ours).Iterate(func(p fieldpath.Path) {
-		found = found || !isPodTemplateAnnotation(p)
-	})
-	return found, nil
+	var managers []string
+	for manager, fields := range foreign {
+		found := false
+		fields.Difference(ours).Iterate(func(p fieldpath.Path) {
+			found = found || !isPodTemplateAnnotation(p)
+		})
+		if found {
+			managers = append(managers, manager)
+		}
+	}
+	slices.Sort(managers)
+	return managers, nil
 }
 
 // isPodTemplateAnnotation tells whether a path within a spec is an annotation
@@ -66,33 +86,51 @@ func isPodTemplateAnnotation(p fieldpath.Path) bool {
 	return true
 }
 
-// removeForeignSpecFields writes desired's spec over current's with an
-// update when others added fields to it, which drops those fields. Values
-// that the API server allocated and the operator leaves unset (a Service's
-// cluster IP) are kept by the server. This comes before the apply, because
-// an addition can make the applied object invalid (a second port of the
-// same name).
+// removeForeignSpecFields replaces current's spec with desired's when others
+// own fields of it, which drops the fields they added. Values that the API
+// server allocated and the operator leaves unset (a Service's cluster IP)
+// are kept by the server. This comes before the apply, because an addition
+// can make the applied object invalid (a second port of the same name).
+//
+// The replacement is a JSON patch, so the operator needs no more than the
+// patch verb it already has for server-side apply. It takes no lock on the
+// version read: whatever changed since, the spec to write is the same, and
+// a read from a cache that is a little behind must not fail the repair.
 func (a *Applier) removeForeignSpecFields(ctx context.Context, owner Object, desired ApplyConfiguration, current client.Object) error {
-	foreign, err := hasForeignSpecFields(current)
-	if err != nil || !foreign {
+	managers, err := ForeignSpecManagers(current)
+	if err != nil || len(managers) == 0 {
 		return err
 	}
-	var want, merged map[string]any
-	if err := remarshal(desired, &want); err != nil {
+	patch, err := replaceSpecPatch(desired)
+	if err != nil {
 		return err
 	}
-	if err := remarshal(current, &merged); err != nil {
-		return err
-	}
-	// The cached object carries no apiVersion and kind; desired does.
-	merged["apiVersion"], merged["kind"], merged["spec"] = want["apiVersion"], want["kind"], want["spec"]
-	delete(merged, "status")
-	replaced := &unstructured.Unstructured{Object: merged}
-	if err := a.Client.Update(ctx, replaced, client.FieldOwner(FieldManager)); err != nil {
-		a.warn(owner, "Update", "Could not remove fields others added to %s %s: %v", ptr.Deref(desired.GetKind(), ""), current.GetName(), err)
-		return err
+	// Patch fills the object it is given with the answer; current is the
+	// caller's record of what was there before.
+	target, _ := current.DeepCopyObject().(client.Object)
+	if err := a.Client.Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
+		added := strings.Join(managers, ", ")
+		a.warn(owner, "Update", "Could not remove the spec fields %s added to %s %s: %v", added, ptr.Deref(desired.GetKind(), ""), current.GetName(), err)
+		return fmt.Errorf("removing the spec fields %s added: %w", added, err)
 	}
 	return nil
+}
+
+// replaceSpecPatch is a JSON patch that sets desired's spec as the whole
+// spec.
+func replaceSpecPatch(desired ApplyConfiguration) ([]byte, error) {
+	var want struct {
+		Spec json.RawMessage `json:"spec"`
+	}
+	if err := remarshal(desired, &want); err != nil {
+		return nil, err
+	}
+	type operation struct {
+		Op    string          `json:"op"`
+		Path  string          `json:"path"`
+		Value json.RawMessage `json:"value"`
+	}
+	return json.Marshal([]operation{{Op: "replace", Path: "/spec", Value: want.Spec}})
 }
 
 // remarshal copies src into dst through their JSON form. dst is expected to
