@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,8 +42,9 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile takes one step towards a running pod of the current spec: it
-// waits for a terminating pod to go, deletes a pod that ended or runs an
-// old spec, or starts a new pod once the back-off allows. The pod's own
+// waits for a terminating pod to go, deletes a pod that ended, runs an old
+// spec or was changed by others, or starts a new pod once the back-off
+// allows. The pod's own
 // events (it ends, it is deleted) bring the next step.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ic := &seedv1alpha1.ImmortalContainer{}
@@ -71,7 +73,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case pod.Annotations[specHashAnnotation] != desired.Annotations[specHashAnnotation]:
 		err = r.replace(ctx, ic, pod, reasonSpecChanged, fmt.Sprintf("Replacing pod %s to run the new spec", pod.Name))
 	default:
-		recordStart(ic, pod)
+		err = r.keep(ctx, ic, pod)
 	}
 
 	computeStatus(ic, pod, r.Now(), err)
@@ -124,6 +126,22 @@ func (r *Reconciler) replace(ctx context.Context, ic *seedv1alpha1.ImmortalConta
 		eventType = corev1.EventTypeWarning
 	}
 	r.Applier.Recorder.Eventf(ic, pod, eventType, reason, "Delete", note)
+	return nil
+}
+
+// keep counts a pod that runs the current spec, unless others changed its
+// spec: most of a pod's spec cannot change back (a toleration, once added,
+// stays), so such a pod is replaced by one of the spec.
+func (r *Reconciler) keep(ctx context.Context, ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod) error {
+	changedBy, err := kube.ForeignSpecManagers(pod)
+	if err != nil {
+		return fmt.Errorf("reading who changed pod %s: %w", pod.Name, err)
+	}
+	if len(changedBy) > 0 {
+		return r.replace(ctx, ic, pod, kube.ReasonRepaired,
+			fmt.Sprintf("Replacing pod %s, whose spec %s changed", pod.Name, strings.Join(changedBy, ", ")))
+	}
+	recordStart(ic, pod)
 	return nil
 }
 

@@ -208,6 +208,37 @@ var _ = Describe("ImmortalContainer controller", func() {
 		Entry("deleted at once", client.GracePeriodSeconds(0)),
 	)
 
+	It("replaces a pod whose spec someone else changed, and leaves one being debugged", func(ctx SpecContext) {
+		create(ctx, "app")
+		first := podAfter(ctx, "app", "")
+		expectStarts(ctx, "app", first, 1)
+		setPodStatus(ctx, "app", running(corev1.ConditionTrue))
+		expectReady(ctx, "app", metav1.ConditionTrue, reasonPodReady)
+
+		By("kubectl debug adding a debug container")
+		Eventually(ctx, func(g Gomega) {
+			pod := &corev1.Pod{}
+			g.Expect(k8sClient.Get(ctx, podKey("app"), pod)).To(Succeed())
+			pod.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{
+				Name: "debugger", Image: image, TerminationMessagePolicy: corev1.TerminationMessageReadFile, ImagePullPolicy: corev1.PullIfNotPresent,
+			}}}
+			g.Expect(k8sClient.SubResource("ephemeralcontainers").Update(ctx, pod, client.FieldOwner("kubectl-debug"))).To(Succeed())
+		}).Should(Succeed())
+		Consistently(ctx, func(g Gomega) {
+			pod := &corev1.Pod{}
+			g.Expect(k8sClient.Get(ctx, podKey("app"), pod)).To(Succeed())
+			g.Expect(pod.UID).To(Equal(first.UID))
+		}).WithTimeout(2 * time.Second).Should(Succeed())
+
+		By("kubectl patch adding a toleration, which a pod can gain but never lose")
+		testenv.EditAs(ctx, k8sClient, first, "kubectl-patch",
+			`{"spec":{"tolerations":[{"key":"dedicated","operator":"Exists","effect":"NoSchedule"}]}}`)
+		second := podAfter(ctx, "app", first.UID)
+		Expect(second.Spec.Tolerations).NotTo(ContainElement(HaveField("Key", "dedicated")))
+		expectStarts(ctx, "app", second, 2)
+		expectEvent(ctx, "app", "Repaired", "Replacing pod app-immortalpod, whose spec kubectl-patch changed")
+	})
+
 	DescribeTable("replaces a pod that ends",
 		func(ctx SpecContext, phase corev1.PodPhase, eventType string) {
 			create(ctx, "app")
