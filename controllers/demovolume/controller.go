@@ -50,7 +50,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !dv.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.release(ctx, dv)
 	}
-	if err := r.setFinalizer(ctx, dv, dv.Spec.ReclaimPolicy == seedv1alpha1.ReclaimRetain); err != nil {
+	if err := kube.SetFinalizer(ctx, r.Client, dv, retainFinalizer, dv.Spec.ReclaimPolicy == seedv1alpha1.ReclaimRetain); err != nil {
 		return ctrl.Result{}, err
 	}
 	original := dv.DeepCopy()
@@ -86,26 +86,7 @@ func (r *Reconciler) release(ctx context.Context, dv *seedv1alpha1.DemoVolume) e
 		r.Applier.Recorder.Eventf(dv, pvc, corev1.EventTypeNormal, reasonRetained, "Release",
 			"Kept PersistentVolumeClaim %s and its data, labelled %s=true", pvc.Name, retainedLabel)
 	}
-	return r.setFinalizer(ctx, dv, false)
-}
-
-// setFinalizer adds or removes the Retain finalizer. The optimistic lock
-// keeps the patch from dropping a finalizer someone else added meanwhile.
-func (r *Reconciler) setFinalizer(ctx context.Context, dv *seedv1alpha1.DemoVolume, present bool) error {
-	original := dv.DeepCopy()
-	changed := false
-	if present {
-		changed = controllerutil.AddFinalizer(dv, retainFinalizer)
-	} else {
-		changed = controllerutil.RemoveFinalizer(dv, retainFinalizer)
-	}
-	if !changed {
-		return nil
-	}
-	if err := r.Patch(ctx, dv, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("setting finalizer %s to %t: %w", retainFinalizer, present, err)
-	}
-	return nil
+	return kube.SetFinalizer(ctx, r.Client, dv, retainFinalizer, false)
 }
 
 // SetupWithManager reconciles a DemoVolume whenever it or its claim changes.

@@ -5,8 +5,10 @@ package echo
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -28,27 +30,60 @@ type EchoReconciler struct {
 
 // Reconcile applies the Echo's Job until it has finished, then keeps the
 // result: a finished Job that is gone (its TTL ran out, or someone deleted
-// it) is not run again, because an Echo prints once.
+// it) is not run again, because an Echo prints once. The Job carries a
+// finalizer, so that it cannot go before its result is recorded.
 func (r *EchoReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	e := &seedv1alpha1.Echo{}
 	if err := r.Get(ctx, req.NamespacedName, e); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, r.releaseJob(ctx, req.NamespacedName)
+		}
+		return ctrl.Result{}, err
 	}
 	if !e.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.releaseJob(ctx, req.NamespacedName)
 	}
 	original := e.DeepCopy()
 
-	job := &batchv1.Job{}
-	if finished(e) {
-		if err := r.Get(ctx, client.ObjectKeyFromObject(e), job); err != nil {
-			return ctrl.Result{}, client.IgnoreNotFound(err)
-		}
-	}
-	applyErr := r.Applier.Apply(ctx, e, desiredJob(e), job)
-
+	job, applyErr := r.job(ctx, e)
 	computeEchoStatus(e, job, applyErr)
-	return ctrl.Result{}, errors.Join(applyErr, kube.PatchStatus(ctx, r.Client, original, e))
+	if err := kube.PatchStatus(ctx, r.Client, original, e); err != nil {
+		return ctrl.Result{}, errors.Join(applyErr, err)
+	}
+	// The result the Job holds is recorded now: a Job being deleted may go.
+	// If it had not finished, it runs again once it is gone.
+	if !job.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, errors.Join(applyErr, kube.SetFinalizer(ctx, r.Client, job, resultFinalizer, false))
+	}
+	return ctrl.Result{}, applyErr
+}
+
+// job is the Echo's Job, applied unless it is being deleted, whose status
+// is then all there is to read, or it is gone after the Echo finished. An
+// empty Job stands for one that is gone.
+func (r *EchoReconciler) job(ctx context.Context, e *seedv1alpha1.Echo) (*batchv1.Job, error) {
+	job := &batchv1.Job{}
+	err := r.Get(ctx, client.ObjectKeyFromObject(e), job)
+	switch {
+	case err == nil && !job.DeletionTimestamp.IsZero():
+		return job, nil
+	case apierrors.IsNotFound(err) && finished(e):
+		return &batchv1.Job{}, nil
+	case client.IgnoreNotFound(err) != nil:
+		return &batchv1.Job{}, fmt.Errorf("getting Job %s: %w", e.Name, err)
+	}
+	job = &batchv1.Job{}
+	return job, r.Applier.Apply(ctx, e, desiredJob(e), job)
+}
+
+// releaseJob lets the Job of an Echo that is gone, or going, go too: there
+// is no status left to record its result in.
+func (r *EchoReconciler) releaseJob(ctx context.Context, key client.ObjectKey) error {
+	job := &batchv1.Job{}
+	if err := r.Get(ctx, key, job); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	return kube.SetFinalizer(ctx, r.Client, job, resultFinalizer, false)
 }
 
 // SetupWithManager reconciles an Echo whenever it or its Job changes.

@@ -152,18 +152,33 @@ var _ = Describe("Echo controller", func() {
 		e := create(ctx, "hello", func(e *seedv1alpha1.Echo) { e.Spec.TTLSecondsAfterFinished = ptr.To[int32](0) })
 		job := jobOf(ctx, e)
 		Expect(job.Spec.TTLSecondsAfterFinished).To(HaveValue(BeEquivalentTo(0)))
+		Expect(job.Finalizers).To(ContainElement(resultFinalizer))
 		setJobStatus(ctx, e, start)
 		setJobStatus(ctx, e, succeed)
-		expectPhase(ctx, e, seedv1alpha1.EchoSucceeded)
 
-		By("deleting the Job, as its TTL would")
+		By("deleting the Job as soon as it finished, as a TTL of 0 does, before the operator may have seen it finish")
 		deleteJob(ctx, job)
+		Eventually(ctx, func() error {
+			return k8sClient.Get(ctx, client.ObjectKeyFromObject(e), &batchv1.Job{})
+		}).Should(MatchError(ContainSubstring("not found")), "the operator lets the Job go once it has its result")
+		expectPhase(ctx, e, seedv1alpha1.EchoSucceeded)
 		Consistently(ctx, func(g Gomega) {
 			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(e), &batchv1.Job{})
 			g.Expect(err).To(MatchError(ContainSubstring("not found")))
 		}).WithTimeout(2 * time.Second).Should(Succeed())
 		testenv.ExpectCondition(ctx, k8sClient, e, seedv1alpha1.ConditionReady, metav1.ConditionTrue, reasonSucceeded)
 		Expect(e.Status.JobName).To(Equal("hello"))
+	})
+
+	It("lets the Job go when the Echo is deleted", func(ctx SpecContext) {
+		e := create(ctx, "hello")
+		job := jobOf(ctx, e)
+		Expect(k8sClient.Delete(ctx, e)).To(Succeed())
+		// Plays the garbage collector, which envtest does not run.
+		deleteJob(ctx, job)
+		Eventually(ctx, func() error {
+			return k8sClient.Get(ctx, client.ObjectKeyFromObject(job), &batchv1.Job{})
+		}).Should(MatchError(ContainSubstring("not found")))
 	})
 
 	It("puts back what someone changed on the Job", func(ctx SpecContext) {

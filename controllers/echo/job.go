@@ -7,8 +7,16 @@ import (
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
-// echoKind is the app.kubernetes.io/name of an Echo's Job and pod.
-const echoKind = "echo"
+const (
+	// echoKind is the app.kubernetes.io/name of an Echo's Job and pod.
+	echoKind = "echo"
+
+	// resultFinalizer keeps an Echo's Job, and with it the result of the
+	// run, until the Echo has recorded that result. Without it, a Job that
+	// its TTL deletes as soon as it finishes could be gone before the
+	// operator sees how it ended, and the message would be printed again.
+	resultFinalizer = "seed.example.com/echo-result"
+)
 
 var echoGVK = seedv1alpha1.GroupVersion.WithKind("Echo")
 
@@ -25,6 +33,7 @@ func desiredJob(e *seedv1alpha1.Echo) *batchv1ac.JobApplyConfiguration {
 	}
 	return batchv1ac.Job(e.Name, e.Namespace).
 		WithLabels(kube.Labels(echoKind, e.Name)).
+		WithFinalizers(resultFinalizer).
 		WithOwnerReferences(kube.ControllerReference(e, echoGVK)).
 		WithSpec(spec)
 }

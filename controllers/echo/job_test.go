@@ -43,6 +43,7 @@ func TestDesiredJob(t *testing.T) {
 			g.Expect(job.Name).To(HaveValue(Equal("hello")))
 			g.Expect(job.Namespace).To(HaveValue(Equal("team-a")), "in the Echo's namespace, not the operator's")
 			g.Expect(job.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "seed-operator"))
+			g.Expect(job.Finalizers).To(ConsistOf(resultFinalizer), "the Job stays until its result is recorded")
 			g.Expect(job.OwnerReferences).To(HaveLen(1))
 			g.Expect(job.OwnerReferences[0].Kind).To(HaveValue(Equal("Echo")))
 			g.Expect(job.OwnerReferences[0].UID).To(HaveValue(BeEquivalentTo("uid-1")))
