@@ -48,7 +48,7 @@ func setFromDeployment(ws *seedv1alpha1.WebServer, conditionType string, deploym
 }
 
 // setReady is true when every pod the spec asks for runs the current
-// template and is ready, and no old pod is left.
+// template and is ready, and no old pod is left, nor still counted ready.
 func setReady(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, applyErr error) {
 	want := replicas(ws)
 	got := deployment.Status
@@ -58,9 +58,9 @@ func setReady(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, applyEr
 	case got.ObservedGeneration < deployment.Generation:
 		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonAwaitingDeployment,
 			fmt.Sprintf("The Deployment controller has not yet seen generation %d of the Deployment", deployment.Generation))
-	case got.UpdatedReplicas < want || got.Replicas > want:
+	case got.UpdatedReplicas < want || got.Replicas > want || got.ReadyReplicas > want:
 		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonRollingOut,
-			fmt.Sprintf("%d of %d pods run the current template, %d pods in all", got.UpdatedReplicas, want, got.Replicas))
+			fmt.Sprintf("%d of %d pods run the current template; %d pods in all, %d ready", got.UpdatedReplicas, want, got.Replicas, got.ReadyReplicas))
 	case got.ReadyReplicas < want:
 		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonPodsNotReady,
 			fmt.Sprintf("%d of %d pods are ready", got.ReadyReplicas, want))

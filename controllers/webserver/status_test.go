@@ -72,7 +72,7 @@ func TestComputeStatus(t *testing.T) {
 			}),
 			wantReady:       metav1.ConditionFalse,
 			wantReason:      reasonRollingOut,
-			wantMessage:     "1 of 3 pods run the current template, 4 pods in all",
+			wantMessage:     "1 of 3 pods run the current template; 4 pods in all, 3 ready",
 			wantAvailable:   metav1.ConditionTrue,
 			wantReadyCount:  3,
 			wantReplicasNow: 4,
@@ -89,6 +89,19 @@ func TestComputeStatus(t *testing.T) {
 			wantAvailable:   metav1.ConditionTrue,
 			wantReadyCount:  3,
 			wantReplicasNow: 4,
+		},
+		{
+			name: "an old pod still counted ready, though no longer among the replicas",
+			ws:   newWebServer(three),
+			deployment: deploymentWith(appsv1.DeploymentStatus{
+				ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 4,
+				Conditions: []appsv1.DeploymentCondition{available},
+			}),
+			wantReady:       metav1.ConditionFalse,
+			wantReason:      reasonRollingOut,
+			wantAvailable:   metav1.ConditionTrue,
+			wantReadyCount:  4,
+			wantReplicasNow: 3,
 		},
 		{
 			name: "pods not ready",
