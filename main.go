@@ -101,7 +101,7 @@ func run(o options) error {
 		Metrics:                       metricsOptions(o),
 		HealthProbeBindAddress:        o.probeAddr,
 		LeaderElection:                o.leaderElect,
-		LeaderElectionID:              "seed-operator.seed.example.com",
+		LeaderElectionID:              kube.LeaderElectionID,
 		LeaderElectionNamespace:       o.leaderElectionNS,
 		LeaderElectionReleaseOnCancel: true,
 		LeaseDuration:                 &o.leaseDuration,

@@ -14,9 +14,10 @@ import (
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
-// The dry run against a real API server with the CRDs installed: it passes
-// with the bundle's examples, and fails, naming the example, when one is
-// invalid.
+// The dry run against a real API server with the CRDs installed, as the
+// service account README binds for the scorecard (the editor role in the
+// test namespace): it passes with the bundle's examples, and fails, naming
+// the example, when one is invalid.
 func TestDryRun(t *testing.T) {
 	g := NewWithT(t)
 	env, err := testenv.Start()
@@ -26,16 +27,19 @@ func TestDryRun(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "scorecard-"}}
 	g.Expect(env.Client.Create(ctx, ns)).To(Succeed())
 
+	scorecard, err := env.ClientAs(ctx, "system:serviceaccount:"+ns.Name+":seed-scorecard", "editor_role.yaml", ns.Name)
+	g.Expect(err).NotTo(HaveOccurred())
+
 	examples, err := almExamples(filepath.Join(testenv.ProjectRoot(), "bundle"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(examples).To(HaveLen(len(kinds)))
 
-	result := dryRun(ctx, env.Client, ns.Name, examples)
+	result := dryRun(ctx, scorecard, ns.Name, examples)
 	g.Expect(result.State).To(Equal(scapiv1alpha3.PassState), "%v", result.Errors)
 	g.Expect(result.Log).To(ContainSubstring("WebServer webserver-sample: accepted"))
 
 	g.Expect(unstructured.SetNestedField(examples[0].Object, int64(0), "spec", "size")).To(Succeed())
-	result = dryRun(ctx, env.Client, ns.Name, examples)
+	result = dryRun(ctx, scorecard, ns.Name, examples)
 	g.Expect(result.State).To(Equal(scapiv1alpha3.FailState))
 	g.Expect(result.Errors).To(ConsistOf(ContainSubstring("DemoVolume demovolume-sample")))
 }

@@ -331,7 +331,7 @@ var _ = Describe("DemoVolume controller", func() {
 		})
 	})
 
-	It("puts the claim's labels back when someone edits them, and leaves other labels alone", func(ctx SpecContext) {
+	It("puts the claim's labels back when someone edits them, and leaves other labels and annotations alone", func(ctx SpecContext) {
 		create(ctx, "data")
 		claimOf(ctx, "data")
 		bind(ctx, "data", "1Gi")
@@ -344,6 +344,9 @@ var _ = Describe("DemoVolume controller", func() {
 				pvc.Labels["app.kubernetes.io/instance"] = "something-else"
 				delete(pvc.Labels, "app.kubernetes.io/managed-by")
 				pvc.Labels["team"] = "a"
+				// Storage provisioners, the scheduler and backup tools
+				// annotate claims; what they write is theirs, not drift.
+				metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, "backup.example.com/schedule", "daily")
 			})
 
 		Eventually(ctx, func(g Gomega) {
@@ -354,6 +357,7 @@ var _ = Describe("DemoVolume controller", func() {
 				"team":                         "a",
 			}))
 		}).Should(Succeed())
+		Expect(claimOf(ctx, "data").Annotations).To(HaveKeyWithValue("backup.example.com/schedule", "daily"))
 		expectEvent(ctx, "data", "Repaired", "PersistentVolumeClaim")
 		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
 	})

@@ -93,10 +93,14 @@ var _ = Describe("ScheduledEcho controller", func() {
 			cj.Spec.ConcurrencyPolicy = batchv1.AllowConcurrent
 			cj.Spec.StartingDeadlineSeconds = ptr.To[int64](5)
 		})
+		// kubectl set env cronjob/tick FOREIGN=1
+		testenv.EditAs(ctx, k8sClient, cronJobOf(ctx, s), "kubectl-set",
+			`{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"echo","env":[{"name":"FOREIGN","value":"1"}]}]}}}}}}`)
 		expectCronJob(ctx, s, func(g Gomega, cj *batchv1.CronJob) {
 			g.Expect(cj.Spec.Schedule).To(Equal("*/5 * * * *"))
 			g.Expect(cj.Spec.ConcurrencyPolicy).To(Equal(batchv1.ForbidConcurrent))
 			g.Expect(cj.Spec.StartingDeadlineSeconds).To(BeNil(), "a field the spec does not set is removed too")
+			g.Expect(cj.Spec.JobTemplate.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Env", BeEmpty())))
 		})
 		testenv.ExpectEvent(ctx, k8sClient, s, "ScheduledEcho", "Repaired", "CronJob")
 

@@ -84,6 +84,15 @@ var _ = Describe("WebServer controller", func() {
 		testenv.ExpectCondition(ctx, k8sClient, ws, seedv1alpha1.ConditionReady, status, reason)
 		Expect(ws.Status.ObservedGeneration).To(Equal(ws.Generation))
 	}
+	// createReady makes a WebServer with only a name and waits until it is
+	// Ready; it returns its Deployment and Service.
+	createReady := func(ctx SpecContext, name string) (*appsv1.Deployment, *corev1.Service) {
+		create(ctx, name)
+		d, s := deploymentOf(ctx, name), serviceOf(ctx, name)
+		rollOut(ctx, name)
+		expectReady(ctx, name, metav1.ConditionTrue, reasonReady)
+		return d, s
+	}
 	expectEvent := func(ctx SpecContext, name, reason, kind string) {
 		ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
 		testenv.ExpectEvent(ctx, k8sClient, ws, "WebServer", reason, kind)
@@ -160,10 +169,7 @@ var _ = Describe("WebServer controller", func() {
 	})
 
 	It("puts the Deployment back when someone edits it", func(ctx SpecContext) {
-		create(ctx, "web")
-		deploymentOf(ctx, "web")
-		rollOut(ctx, "web")
-		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
+		createReady(ctx, "web")
 
 		Eventually(ctx, func(g Gomega) {
 			d := deploymentOf(ctx, "web")
@@ -200,12 +206,91 @@ var _ = Describe("WebServer controller", func() {
 		}).Should(Succeed())
 	})
 
-	It("recreates the Deployment and the Service when they are deleted", func(ctx SpecContext) {
-		create(ctx, "web")
-		d := deploymentOf(ctx, "web")
-		s := serviceOf(ctx, "web")
+	It("removes what other tools added to the Deployment and the Service", func(ctx SpecContext) {
+		d, s := createReady(ctx, "web")
+
+		// kubectl set env deployment/web FOREIGN=1
+		testenv.EditAs(ctx, k8sClient, d, "kubectl-set",
+			`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","env":[{"name":"FOREIGN","value":"1"}]}]}}}}`)
+		// kubectl patch service/web-service: a second port, and a label in
+		// the selector.
+		testenv.EditAs(ctx, k8sClient, s, "kubectl-patch",
+			`{"spec":{"ports":[{"name":"metrics","port":9113,"targetPort":9113}],"selector":{"tier":"frontend"}}}`)
+
+		Eventually(ctx, func(g Gomega) {
+			d := deploymentOf(ctx, "web")
+			g.Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Env", BeEmpty())))
+			s := serviceOf(ctx, "web")
+			g.Expect(s.Spec.Ports).To(ConsistOf(HaveField("Port", BeEquivalentTo(80))))
+			g.Expect(s.Spec.Selector).To(Equal(map[string]string{
+				"app.kubernetes.io/name": "webserver", "app.kubernetes.io/instance": "web",
+			}))
+		}).Should(Succeed())
+		Expect(serviceOf(ctx, "web").Spec.ClusterIP).To(Equal(s.Spec.ClusterIP), "the allocated cluster IP stays")
+		expectEvent(ctx, "web", "Repaired", "Deployment")
+		expectEvent(ctx, "web", "Repaired", "Service")
 		rollOut(ctx, "web")
 		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
+	})
+
+	It("takes back kubectl scale and set image on the Deployment, and still scales and upgrades after", func(ctx SpecContext) {
+		const upgrade = "docker.io/nginxinc/nginx-unprivileged:1.29.4-alpine"
+		create(ctx, "web")
+		d := deploymentOf(ctx, "web")
+
+		// kubectl scale deployment/web --replicas=5
+		scale := &autoscalingv1.Scale{}
+		Expect(k8sClient.SubResource("scale").Get(ctx, d, scale)).To(Succeed())
+		scale.Spec.Replicas = 5
+		Expect(k8sClient.SubResource("scale").Update(ctx, d, client.WithSubResourceBody(scale), client.FieldOwner("kubectl"))).To(Succeed())
+		// kubectl set image deployment/web nginx=httpd
+		testenv.EditAs(ctx, k8sClient, d, "kubectl-set",
+			`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"docker.io/library/httpd:2.4"}]}}}}`)
+
+		Eventually(ctx, func(g Gomega) {
+			d := deploymentOf(ctx, "web")
+			g.Expect(*d.Spec.Replicas).To(BeEquivalentTo(1))
+			g.Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", seedv1alpha1.DefaultWebServerImage)))
+		}).Should(Succeed())
+
+		update(ctx, "web", func(ws *seedv1alpha1.WebServer) {
+			ws.Spec.Replicas = ptr.To[int32](3)
+			ws.Spec.Image = upgrade
+		})
+		Eventually(ctx, func(g Gomega) {
+			d := deploymentOf(ctx, "web")
+			g.Expect(*d.Spec.Replicas).To(BeEquivalentTo(3))
+			g.Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", upgrade)))
+		}).Should(Succeed())
+	})
+
+	It("still reports the Deployment as it is while the operator cannot change it", func(ctx SpecContext) {
+		d, _ := createReady(ctx, "web")
+
+		By("an admission policy that refuses the operator's writes to the namespace's Deployments")
+		env.DenyOperatorWrites(ctx, d, "frozen for maintenance")
+		testenv.EditAs(ctx, k8sClient, d, "kubectl-set",
+			`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","env":[{"name":"FOREIGN","value":"1"}]}]}}}}`)
+
+		Eventually(ctx, func(g Gomega) {
+			ws := webServer(ctx, g, "web")
+			ready := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady)
+			g.Expect(ready).To(And(
+				HaveField("Status", metav1.ConditionFalse),
+				HaveField("Reason", seedv1alpha1.ReasonReconcileFailed),
+				HaveField("Message", And(
+					ContainSubstring("repairing Deployment %s/web: removing the spec fields kubectl-set added", namespace),
+					ContainSubstring("frozen for maintenance"))),
+			))
+			g.Expect(ws.Status.ReadyReplicas).To(BeEquivalentTo(1), "the Deployment's pods are still ready")
+			g.Expect(meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.WebServerAvailable)).To(And(
+				HaveField("Status", metav1.ConditionTrue), HaveField("Reason", "MinimumReplicasAvailable")))
+		}).Should(Succeed())
+		expectEvent(ctx, "web", "ApplyFailed", "frozen for maintenance")
+	})
+
+	It("recreates the Deployment and the Service when they are deleted", func(ctx SpecContext) {
+		d, s := createReady(ctx, "web")
 
 		Expect(k8sClient.Delete(ctx, d)).To(Succeed())
 		Expect(k8sClient.Delete(ctx, s)).To(Succeed())
@@ -270,10 +355,7 @@ var _ = Describe("WebServer controller", func() {
 	})
 
 	It("writes nothing when a reconcile finds nothing changed", func(ctx SpecContext) {
-		create(ctx, "web")
-		deploymentOf(ctx, "web")
-		rollOut(ctx, "web")
-		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
+		createReady(ctx, "web")
 
 		key := types.NamespacedName{Namespace: namespace, Name: "web"}
 		versions := func(g Gomega) []string {

@@ -8,6 +8,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seed-operators/seed-operator/internal/kube"
@@ -31,6 +32,14 @@ func Update[T client.Object](ctx context.Context, c client.Client, obj T, mutate
 		mutate(obj)
 		g.Expect(c.Update(ctx, obj)).To(Succeed())
 	}).Should(Succeed())
+}
+
+// EditAs changes obj as another tool would: a strategic merge patch, as
+// kubectl sends, under that tool's field manager (kubectl set env writes as
+// "kubectl-set", kubectl patch as "kubectl-patch"). The tool then owns what
+// it wrote, which server-side apply alone never takes away from it.
+func EditAs(ctx context.Context, c client.Client, obj client.Object, manager, patch string) {
+	Expect(c.Patch(ctx, obj, client.RawPatch(types.StrategicMergePatchType, []byte(patch)), client.FieldOwner(manager))).To(Succeed())
 }
 
 // ExpectCondition waits until obj's condition has the given status and

@@ -25,6 +25,8 @@ import (
 
 // Env is a running API server with a manager attached.
 type Env struct {
+	// Config and Client act as a cluster administrator, as the specs do;
+	// the manager acts as the operator.
 	Config  *rest.Config
 	Client  client.Client
 	Manager ctrl.Manager
@@ -36,7 +38,8 @@ type Env struct {
 }
 
 // Start starts the API server from KUBEBUILDER_ASSETS (which `make test`
-// sets) and a manager whose cache, like the operator's, holds only owned
+// sets) and a manager set up as the operator's: it acts with the operator's
+// RBAC only, elects a leader on a Lease, and its cache holds only owned
 // objects the operator manages. Call Run once controllers are added.
 func Start(ownedTypes ...client.Object) (*Env, error) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
@@ -58,10 +61,18 @@ func Start(ownedTypes ...client.Object) (*Env, error) {
 		return nil, fmt.Errorf("creating a client: %w", err)
 	}
 
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:  scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		Cache:   cache.Options{ByObject: kube.ManagedOnly(ownedTypes...)},
+	operator, err := operatorConfig(context.Background(), env, c)
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := ctrl.NewManager(operator, ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsserver.Options{BindAddress: "0"},
+		Cache:                         cache.Options{ByObject: kube.ManagedOnly(ownedTypes...)},
+		LeaderElection:                true,
+		LeaderElectionID:              kube.LeaderElectionID,
+		LeaderElectionNamespace:       OperatorNamespace,
+		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)

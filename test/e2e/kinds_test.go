@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -87,6 +88,46 @@ var _ = Describe("On the local cluster", func() {
 			}).Should(Succeed())
 		})
 
+		It("under its own RBAC, removes what kubectl added to its Deployment and Service, then still scales and upgrades",
+			func(ctx SpecContext) {
+				deployment := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: namespace}}
+				service := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web-service", Namespace: namespace}}
+				// kubectl set env deployment/web FOREIGN=1; kubectl scale
+				// deployment/web --replicas=5; kubectl patch service/web-service
+				// with a second port and a label in the selector.
+				testenv.EditAs(ctx, k8sClient, deployment, "kubectl-set",
+					`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","env":[{"name":"FOREIGN","value":"1"}]}]}}}}`)
+				Eventually(ctx, func(g Gomega) {
+					scale := &autoscalingv1.Scale{}
+					g.Expect(k8sClient.SubResource("scale").Get(ctx, deployment, scale)).To(Succeed())
+					scale.Spec.Replicas = 5
+					g.Expect(k8sClient.SubResource("scale").Update(ctx, deployment, client.WithSubResourceBody(scale),
+						client.FieldOwner("kubectl"))).To(Succeed())
+				}).Should(Succeed())
+				testenv.EditAs(ctx, k8sClient, service, "kubectl-patch",
+					`{"spec":{"ports":[{"name":"metrics","port":9113,"targetPort":9113}],"selector":{"tier":"frontend"}}}`)
+
+				Eventually(ctx, func(g Gomega) {
+					g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(deployment), deployment)).To(Succeed())
+					g.Expect(*deployment.Spec.Replicas).To(BeEquivalentTo(1))
+					g.Expect(deployment.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Env", BeEmpty())))
+					g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(service), service)).To(Succeed())
+					g.Expect(service.Spec.Ports).To(HaveLen(1))
+					g.Expect(service.Spec.Selector).To(Equal(kube.SelectorLabels("webserver", "web")))
+				}).Should(Succeed())
+				expectReady(ctx, ws)
+
+				const upgrade = "docker.io/nginxinc/nginx-unprivileged:1.28.0-alpine"
+				testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) {
+					ws.Spec.Replicas = ptr.To[int32](2)
+					ws.Spec.Image = upgrade
+				})
+				expectReady(ctx, ws)
+				Expect(ws.Status.ReadyReplicas).To(BeEquivalentTo(2))
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(deployment), deployment)).To(Succeed())
+				Expect(deployment.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", upgrade)))
+			})
+
 		It("puts back a deleted Service and a deleted Deployment", func(ctx SpecContext) {
 			for _, owned := range []client.Object{
 				&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web-service", Namespace: namespace}},
@@ -117,7 +158,7 @@ var _ = Describe("On the local cluster", func() {
 		})
 	})
 
-	It("starts an ImmortalContainer's pod again when it is deleted or completes, and counts each start", func(ctx SpecContext) {
+	It("replaces an ImmortalContainer's pod deleted, changed by others or completed, counting each start", func(ctx SpecContext) {
 		ic := &seedv1alpha1.ImmortalContainer{
 			ObjectMeta: metav1.ObjectMeta{Name: "forever", Namespace: namespace},
 			Spec: seedv1alpha1.ImmortalContainerSpec{
@@ -135,11 +176,19 @@ var _ = Describe("On the local cluster", func() {
 		second := expectNewPod(ctx, podKey, pod.UID)
 		expectStarts(ctx, ic, 2)
 
+		By("kubectl patch adding a toleration to the pod, which no pod can lose")
+		testenv.EditAs(ctx, k8sClient, second, "kubectl-patch",
+			`{"spec":{"tolerations":[{"key":"dedicated","operator":"Exists","effect":"NoSchedule"}]}}`)
+		third := expectNewPod(ctx, podKey, second.UID)
+		Expect(third.Spec.Tolerations).NotTo(ContainElement(HaveField("Key", "dedicated")))
+		expectStarts(ctx, ic, 3)
+		second = third
+
 		By("the pod completing")
 		second.Status.Phase = corev1.PodSucceeded
 		Expect(k8sClient.Status().Update(ctx, second)).To(Succeed())
 		expectNewPod(ctx, podKey, second.UID)
-		expectStarts(ctx, ic, 3)
+		expectStarts(ctx, ic, 4)
 		expectReady(ctx, ic)
 	})
 

@@ -1,0 +1,103 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// The operator's identity, as config/default deploys it: its ServiceAccount
+// in its namespace.
+const (
+	OperatorNamespace = "seed-operator-system"
+	operatorUser      = "system:serviceaccount:" + OperatorNamespace + ":seed-operator-controller-manager"
+)
+
+// operatorConfig installs the operator's own RBAC, the ClusterRole that
+// controller-gen writes from the controllers' markers and the leader
+// election Role, binds it to the operator's identity and returns a config
+// that acts as it. A manager run with this config may do what the deployed
+// operator may, and nothing more: a verb the code uses and the markers do
+// not grant fails the suite, as it would fail in a cluster.
+func operatorConfig(ctx context.Context, env *envtest.Environment, admin client.Client) (*rest.Config, error) {
+	managerRole := &rbacv1.ClusterRole{}
+	if err := readRBAC("role.yaml", managerRole); err != nil {
+		return nil, err
+	}
+	leaderElectionRole := &rbacv1.Role{}
+	if err := readRBAC("leader_election_role.yaml", leaderElectionRole); err != nil {
+		return nil, err
+	}
+	leaderElectionRole.Namespace = OperatorNamespace
+	subject := rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: operatorUser}
+	for _, obj := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: OperatorNamespace}},
+		managerRole,
+		clusterRoleBinding(managerRole.Name, subject),
+		leaderElectionRole,
+		roleBinding(OperatorNamespace, "Role", leaderElectionRole.Name, subject),
+	} {
+		if err := admin.Create(ctx, obj); err != nil {
+			return nil, fmt.Errorf("installing the operator's RBAC: %w", err)
+		}
+	}
+	user, err := env.AddUser(envtest.User{
+		Name:   operatorUser,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + OperatorNamespace},
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("adding the operator's user: %w", err)
+	}
+	return user.Config(), nil
+}
+
+// ClientAs is a client that acts as the given user, bound in namespace to
+// the ClusterRole config/rbac/<roleFile> defines (installed if need be), as
+// a cluster administrator would bind a person or a service account.
+func (e *Env) ClientAs(ctx context.Context, user, roleFile, namespace string) (client.Client, error) {
+	role := &rbacv1.ClusterRole{}
+	if err := readRBAC(roleFile, role); err != nil {
+		return nil, err
+	}
+	if err := client.IgnoreAlreadyExists(e.Client.Create(ctx, role)); err != nil {
+		return nil, fmt.Errorf("installing ClusterRole %s: %w", role.Name, err)
+	}
+	subject := rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}
+	if err := e.Client.Create(ctx, roleBinding(namespace, "ClusterRole", role.Name, subject)); err != nil {
+		return nil, fmt.Errorf("binding ClusterRole %s to %s: %w", role.Name, user, err)
+	}
+	authenticated, err := e.env.AddUser(envtest.User{Name: user}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("adding user %s: %w", user, err)
+	}
+	return client.New(authenticated.Config(), client.Options{Scheme: e.Client.Scheme()})
+}
+
+// readRBAC reads one object of config/rbac, as kustomize would take it
+// before giving names their prefix.
+func readRBAC(file string, into client.Object) error {
+	return ReadYAML(filepath.Join(ProjectRoot(), "config", "rbac", file), into)
+}
+
+func clusterRoleBinding(role string, subject rbacv1.Subject) *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{subject},
+	}
+}
+
+func roleBinding(namespace, roleKind, role string, subject rbacv1.Subject) *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role + "-" + subject.Name, Namespace: namespace},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: roleKind, Name: role},
+		Subjects:   []rbacv1.Subject{subject},
+	}
+}
