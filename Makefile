@@ -1,6 +1,6 @@
 # The version of the operator, and the images of its manager, OLM bundle,
 # scorecard tests and catalog.
-VERSION ?= 0.2.0
+VERSION ?= 0.2.1
 IMAGE_TAG_BASE ?= quay.io/seed-operators/seed-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
