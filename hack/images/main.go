@@ -1,0 +1,97 @@
+// Command images builds the images of the project and of its local
+// cluster without a container engine, and pushes them to a registry:
+//
+//	images push [--registry HOST:PORT] [--record FILE] SET...
+//
+// SET is infra (what the real node's own pods run), test (the end-to-end
+// suite's operand images) or operator (the manager, the scorecard tests
+// and the bundle). Each image is one layer of files on an empty base,
+// made from programs built here and from Debian's packages; the
+// Dockerfiles describe the same images for anyone with an engine. The
+// record maps each image to the reference it was pushed as, pinned by
+// digest.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintf(os.Stderr, "images: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 || args[0] != "push" {
+		return fmt.Errorf("usage: images push [--registry HOST:PORT] [--record FILE] SET..., SET one of %v", slices.Sorted(maps.Keys(sets)))
+	}
+	flags := flag.NewFlagSet("push", flag.ContinueOnError)
+	registry := flags.String("registry", "127.0.0.1:15000", "the registry to push to, over plain HTTP")
+	record := flags.String("record", "", "a JSON file to write the pushed references to, by image")
+	if err := flags.Parse(args[1:]); err != nil {
+		return err
+	}
+	if flags.NArg() == 0 {
+		return fmt.Errorf("name a set of images: %v", slices.Sorted(maps.Keys(sets)))
+	}
+	in := inputsFromEnv()
+	pushed := map[string]string{}
+	for _, set := range flags.Args() {
+		specs, ok := sets[set]
+		if !ok {
+			return fmt.Errorf("unknown set %q: one of %v", set, slices.Sorted(maps.Keys(sets)))
+		}
+		images, err := specs(in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", set, err)
+		}
+		for _, key := range slices.Sorted(maps.Keys(images)) {
+			ref, err := push(*registry, images[key])
+			if err != nil {
+				return err
+			}
+			pushed[key] = ref
+			fmt.Printf("%-24s %s\n", key, ref)
+		}
+	}
+	if *record == "" {
+		return nil
+	}
+	data, err := json.MarshalIndent(pushed, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(*record, append(data, '\n'), 0o644)
+}
+
+// push builds an image and pushes it under its name, and returns the
+// reference it can be pulled by, pinned by the digest the registry now
+// serves.
+func push(registry string, s spec) (string, error) {
+	img, err := build(s)
+	if err != nil {
+		return "", err
+	}
+	ref, err := name.ParseReference(registry+"/"+s.name, name.Insecure)
+	if err != nil {
+		return "", err
+	}
+	if err := remote.Write(ref, img); err != nil {
+		return "", fmt.Errorf("pushing %s: %w", ref, err)
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		return "", err
+	}
+	return registry + "/" + s.name + "@" + digest.String(), nil
+}

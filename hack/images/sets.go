@@ -1,0 +1,240 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// inputs are what the images are made of, as the Makefile names them.
+type inputs struct {
+	pause, coredns, localPathProvisioner, fetch string
+	corednsVersion, localPathVersion            string
+	// debs holds the Debian packages of busybox and nginx.
+	debs string
+	// The operator's: its programs, its bundle, and where its images go.
+	manager, scorecard, bundleDir, imageBase, version string
+}
+
+func inputsFromEnv() inputs {
+	return inputs{
+		pause: os.Getenv("PAUSE"), coredns: os.Getenv("COREDNS"), localPathProvisioner: os.Getenv("LOCAL_PATH_PROVISIONER"),
+		fetch: os.Getenv("FETCH"), corednsVersion: os.Getenv("COREDNS_VERSION"), localPathVersion: os.Getenv("LOCAL_PATH_PROVISIONER_VERSION"),
+		debs: os.Getenv("DEBS"), manager: os.Getenv("MANAGER"), scorecard: os.Getenv("SEED_SCORECARD"),
+		bundleDir: os.Getenv("BUNDLE_DIR"), imageBase: os.Getenv("IMAGE_TAG_BASE"), version: os.Getenv("VERSION"),
+	}
+}
+
+// sets are the images `images push SET` makes, by set and key.
+var sets = map[string]func(inputs) (map[string]spec, error){
+	"infra":    infraImages,
+	"test":     testImages,
+	"operator": operatorImages,
+}
+
+// infraImages run the real node's own pods: its sandboxes, CoreDNS, the
+// volume provisioner, and busybox for the provisioner's helper pods and
+// for tests.
+func infraImages(in inputs) (map[string]spec, error) {
+	if err := required(map[string]string{
+		"PAUSE": in.pause, "COREDNS": in.coredns, "COREDNS_VERSION": in.corednsVersion,
+		"LOCAL_PATH_PROVISIONER": in.localPathProvisioner, "LOCAL_PATH_PROVISIONER_VERSION": in.localPathVersion,
+		"FETCH": in.fetch, "DEBS": in.debs,
+	}); err != nil {
+		return nil, err
+	}
+	busyboxes, err := busyboxFiles(in.debs)
+	if err != nil {
+		return nil, err
+	}
+	pause := program("seed-infra/pause:3.10", in.pause, "/pause")
+	pause.config.User = "65535:65535"
+	return map[string]spec{
+		"pause":                  pause,
+		"coredns":                program("seed-infra/coredns:"+in.corednsVersion, in.coredns, "/coredns"),
+		"local-path-provisioner": program("seed-infra/local-path-provisioner:"+in.localPathVersion, in.localPathProvisioner, "/local-path-provisioner"),
+		// Busybox as Debian ships it, runs as root (the provisioner's
+		// helper makes directories on the node), and the fetch program
+		// for tests, whose busybox wget is not to be trusted.
+		busybox: {
+			name: "seed-infra/busybox:" + debianVersion(in.debs, "busybox-static"),
+			files: append(append(busyboxes, account{name: "nobody", id: 65534}.files()...),
+				file{path: "/usr/local/bin/fetch", source: in.fetch, mode: 0o755}),
+			config: v1.Config{Cmd: []string{"sh"}, Env: []string{"PATH=/usr/local/bin:/bin"}},
+		},
+	}, nil
+}
+
+// nginxConfig serves the page on 8080, unprivileged, with every file it
+// writes in /tmp, as the WebServer's pods have it writable.
+const nginxConfig = `worker_processes 1;
+error_log stderr warn;
+pid /tmp/nginx.pid;
+events {
+    worker_connections 256;
+}
+http {
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    access_log /dev/stdout;
+    client_body_temp_path /tmp/client_body;
+    proxy_temp_path /tmp/proxy;
+    fastcgi_temp_path /tmp/fastcgi;
+    uwsgi_temp_path /tmp/uwsgi;
+    scgi_temp_path /tmp/scgi;
+    server {
+        listen 8080;
+        root /usr/share/nginx/html;
+    }
+}
+`
+
+// testImages are the operand images of the end-to-end suite: nginx as
+// Debian ships it, keeping the WebServer default image's contract (not
+// root, port 8080), in two tags that serve different pages, and a third
+// that runs as root, which the restricted pods must refuse.
+func testImages(in inputs) (map[string]spec, error) {
+	if err := required(map[string]string{"DEBS": in.debs}); err != nil {
+		return nil, err
+	}
+	d, err := unpack(in.debs, "nginx", "nginx-common", "libc6", "libcrypt1", "libpcre2-8-0", "libssl3", "zlib1g")
+	if err != nil {
+		return nil, err
+	}
+	defer d.close()
+	nginx, err := d.withLibraries("/usr/sbin/nginx")
+	if err != nil {
+		return nil, err
+	}
+	mimeTypes, err := d.file("/etc/nginx/mime.types")
+	if err != nil {
+		return nil, err
+	}
+	user := account{name: "nginx", id: 101}
+	base := append(append(nginx, mimeTypes, file{path: "/etc/nginx/nginx.conf", content: []byte(nginxConfig)}), user.files()...)
+	version := debianVersion(in.debs, "nginx")
+	image := func(tag, page, runAs string) spec {
+		return spec{
+			name: "seed-test/nginx:" + tag,
+			files: append(base[:len(base):len(base)], file{
+				path: "/usr/share/nginx/html/index.html", content: []byte(page),
+			}),
+			config: v1.Config{
+				Cmd:  []string{"/usr/sbin/nginx", "-e", "stderr", "-g", "daemon off;"},
+				User: runAs,
+				// Graceful: nginx finishes the requests it has, as the
+				// upstream images ask for.
+				StopSignal: "SIGQUIT",
+				Labels:     map[string]string{"org.opencontainers.image.version": version},
+				ExposedPorts: map[string]struct{}{
+					"8080/tcp": {},
+				},
+			},
+		}
+	}
+	return map[string]spec{
+		"nginx-v1":   image("v1", "<h1>seed-operator test page, version 1</h1>\n", user.user()),
+		"nginx-v2":   image("v2", "<h1>seed-operator test page, version 2</h1>\n", user.user()),
+		"nginx-root": image("root", "<h1>seed-operator test page, as root</h1>\n", "0:0"),
+	}, nil
+}
+
+// operatorImages are the operator's own: the manager, the project's
+// scorecard tests and the bundle, laid out as Dockerfile,
+// scorecard/Dockerfile and bundle.Dockerfile lay them out.
+func operatorImages(in inputs) (map[string]spec, error) {
+	if err := required(map[string]string{
+		"MANAGER": in.manager, "SEED_SCORECARD": in.scorecard, "BUNDLE_DIR": in.bundleDir,
+		"IMAGE_TAG_BASE": in.imageBase, "VERSION": in.version,
+	}); err != nil {
+		return nil, err
+	}
+	repository := repositoryOf(in.imageBase)
+	bundle, err := bundleImage(repository+"-bundle:v"+in.version, in.bundleDir)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]spec{
+		"operator":  program(repository+":v"+in.version, in.manager, "/manager"),
+		"scorecard": program(repository+"-scorecard:v"+in.version, in.scorecard, "/usr/local/bin/seed-scorecard"),
+		"bundle":    bundle,
+	}, nil
+}
+
+// bundleImage holds a bundle's manifests, metadata and scorecard tests at
+// the image's root, labelled with the bundle's annotations, as
+// bundle.Dockerfile does.
+func bundleImage(name, dir string) (spec, error) {
+	labels, err := bundleLabels(dir)
+	if err != nil {
+		return spec{}, err
+	}
+	var files []file
+	for _, folder := range []string{"manifests", "metadata", "tests/scorecard"} {
+		paths, err := filepath.Glob(filepath.Join(dir, folder, "*"))
+		if err != nil {
+			return spec{}, err
+		}
+		for _, p := range paths {
+			files = append(files, file{path: "/" + folder + "/" + filepath.Base(p), source: p, mode: 0o644})
+		}
+	}
+	return spec{name: name, files: files, config: v1.Config{Labels: labels}}, nil
+}
+
+// bundleLabels are the annotations of a bundle's metadata/annotations.yaml.
+func bundleLabels(dir string) (map[string]string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "metadata", "annotations.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var metadata struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	if err := yaml.Unmarshal(data, &metadata); err != nil {
+		return nil, err
+	}
+	return metadata.Annotations, nil
+}
+
+// repositoryOf is an image reference without its registry host:
+// quay.io/seed-operators/seed-operator is seed-operators/seed-operator in
+// the local registry, which the node's containerd serves quay.io from.
+func repositoryOf(ref string) string {
+	if host, rest, ok := strings.Cut(ref, "/"); ok && strings.ContainsAny(host, ".:") {
+		return rest
+	}
+	return ref
+}
+
+// debianVersion is the upstream version of a downloaded package, from its
+// file name (busybox-static_1%3a1.35.0-4+deb12u1+b1_amd64.deb is 1.35.0).
+func debianVersion(debs, pkg string) string {
+	matches, _ := filepath.Glob(filepath.Join(debs, pkg+"_*.deb"))
+	if len(matches) != 1 {
+		return "unknown"
+	}
+	version := strings.Split(filepath.Base(matches[0]), "_")[1]
+	if _, after, ok := strings.Cut(version, "%3a"); ok {
+		version = after
+	}
+	version, _, _ = strings.Cut(version, "-")
+	return version
+}
+
+func required(values map[string]string) error {
+	var missing []string
+	for name, value := range values {
+		if value == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s not set: run make images, which sets them", strings.Join(missing, ", "))
+	}
+	return nil
+}
