@@ -9,7 +9,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/kube"
@@ -27,10 +29,11 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=seed.example.com,resources=webservers/finalizers,verbs=update
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=core,resources=services,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=core,resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile applies the desired Deployment and Service, then writes the
-// status observed from the Deployment. Owned objects are deleted by the
+// status observed from the Deployment and its pods. Owned objects are deleted by the
 // garbage collector through their owner references, so deletion needs no
 // finalizer.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -49,17 +52,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.Applier.Apply(ctx, ws, desiredService(ws), &corev1.Service{}, kube.Exclusive()),
 	)
 
-	computeStatus(ws, deployment, applyErr)
+	pods, err := r.pods(ctx, ws.Namespace, ws.Name)
+	if err != nil {
+		return ctrl.Result{}, errors.Join(applyErr, err)
+	}
+
+	computeStatus(ws, deployment, pods, applyErr)
 	return ctrl.Result{}, errors.Join(applyErr, kube.PatchStatus(ctx, r.Client, original, ws))
 }
 
 // SetupWithManager reconciles a WebServer whenever it, its Deployment or its
-// Service changes, so drift and deletion of either are put back at once.
+// Service changes, so drift and deletion of either are put back at once,
+// and when one of its pods starts or stops failing to run.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.WebServer{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(webServerOfPod), builder.WithPredicates(podProblemChanged)).
 		Named("webserver").
 		Complete(r)
 }

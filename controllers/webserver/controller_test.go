@@ -289,6 +289,36 @@ var _ = Describe("WebServer controller", func() {
 		expectEvent(ctx, "web", "ApplyFailed", "frozen for maintenance")
 	})
 
+	It("says why its pods cannot run, as the kubelet reports it", func(ctx SpecContext) {
+		d, _ := createReady(ctx, "web")
+
+		// Plays the ReplicaSet controller and the kubelet, which envtest
+		// does not run: a pod of the Deployment that cannot start.
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "web-abc12", Namespace: namespace, Labels: d.Spec.Template.Labels},
+			Spec:       d.Spec.Template.Spec,
+		}
+		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
+			Name: containerName, Image: seedv1alpha1.DefaultWebServerImage,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+				Reason: "CreateContainerConfigError", Message: "container has runAsNonRoot and image will run as root",
+			}},
+		}}
+		Expect(k8sClient.Status().Update(ctx, pod)).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			d := deploymentOf(ctx, "web")
+			d.Status.ReadyReplicas, d.Status.AvailableReplicas = 0, 0
+			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+		}).Should(Succeed())
+
+		expectReady(ctx, "web", metav1.ConditionFalse, reasonPodsFailing)
+		ws := webServer(ctx, Default, "web")
+		Expect(meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady).Message).To(Equal(
+			"0 of 1 pods are ready; pod web-abc12 cannot run container nginx: CreateContainerConfigError: " +
+				"container has runAsNonRoot and image will run as root"))
+	})
+
 	It("recreates the Deployment and the Service when they are deleted", func(ctx SpecContext) {
 		d, s := createReady(ctx, "web")
 

@@ -17,8 +17,11 @@ const (
 	kind = "webserver"
 
 	containerName = "nginx"
-	portName      = "http"
-	tmpVolume     = "tmp"
+	// preStopSeconds is how long a stopping pod keeps serving, for the
+	// Service to stop sending it requests (kube-proxy takes about a second).
+	preStopSeconds = 5
+	portName       = "http"
+	tmpVolume      = "tmp"
 )
 
 var gvk = seedv1alpha1.GroupVersion.WithKind("WebServer")
@@ -59,6 +62,11 @@ func podSpec(ws *seedv1alpha1.WebServer) *corev1ac.PodSpecApplyConfiguration {
 		WithReadinessProbe(corev1ac.Probe().
 			WithTCPSocket(corev1ac.TCPSocketAction().WithPort(intstr.FromString(portName))).
 			WithPeriodSeconds(5)).
+		// The pod keeps serving while its endpoint is taken out of the
+		// Service; only then is nginx told to stop. Without the wait, a
+		// rollout refuses the requests that reach a pod already stopping.
+		WithLifecycle(corev1ac.Lifecycle().WithPreStop(corev1ac.LifecycleHandler().
+			WithSleep(corev1ac.SleepAction().WithSeconds(preStopSeconds)))).
 		WithSecurityContext(kube.RestrictedSecurityContext().WithReadOnlyRootFilesystem(true)).
 		WithVolumeMounts(corev1ac.VolumeMount().WithName(tmpVolume).WithMountPath("/tmp"))
 	if resources := kube.ResourceRequirements(ws.Spec.Resources); resources != nil {

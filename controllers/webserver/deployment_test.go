@@ -106,6 +106,7 @@ func TestDesiredDeployment(t *testing.T) {
 			g.Expect(c.SecurityContext.Capabilities.Drop).To(ConsistOf(corev1.Capability("ALL")))
 			g.Expect(c.VolumeMounts).To(ContainElement(HaveField("MountPath", HaveValue(Equal("/tmp")))))
 			g.Expect(c.ReadinessProbe.TCPSocket.Port).To(HaveValue(Equal(intstr.FromString("http"))))
+			g.Expect(c.Lifecycle.PreStop.Sleep.Seconds).To(HaveValue(BeEquivalentTo(5)), "serves until the Service has let go of it")
 			if tt.check != nil {
 				tt.check(g, c)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -17,13 +18,15 @@ const (
 	reasonAwaitingDeployment = "AwaitingDeployment"
 	reasonRollingOut         = "RollingOut"
 	reasonPodsNotReady       = "PodsNotReady"
+	reasonPodsFailing        = "PodsFailing"
 	reasonReady              = "Ready"
 	reasonScaledToZero       = "ScaledToZero"
 )
 
 // computeStatus rebuilds a WebServer's status from its Deployment, as the API
-// server last returned it, and from the error of applying the owned objects.
-func computeStatus(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, applyErr error) {
+// server last returned it, from its pods, and from the error of applying the
+// owned objects.
+func computeStatus(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, pods []corev1.Pod, applyErr error) {
 	ws.Status.ObservedGeneration = ws.Generation
 	ws.Status.Selector = labels.SelectorFromSet(kube.SelectorLabels(kind, ws.Name)).String()
 	ws.Status.Replicas = deployment.Status.Replicas
@@ -31,7 +34,7 @@ func computeStatus(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, ap
 
 	setFromDeployment(ws, seedv1alpha1.WebServerAvailable, deployment, appsv1.DeploymentAvailable)
 	setFromDeployment(ws, seedv1alpha1.WebServerProgressing, deployment, appsv1.DeploymentProgressing)
-	setReady(ws, deployment, applyErr)
+	setReady(ws, deployment, podProblem(pods), applyErr)
 }
 
 // setFromDeployment copies one of the Deployment's conditions, which the
@@ -49,7 +52,8 @@ func setFromDeployment(ws *seedv1alpha1.WebServer, conditionType string, deploym
 
 // setReady is true when every pod the spec asks for runs the current
 // template and is ready, and no old pod is left, nor still counted ready.
-func setReady(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, applyErr error) {
+// While it is not, a pod that cannot run says why.
+func setReady(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, problem string, applyErr error) {
 	want := replicas(ws)
 	got := deployment.Status
 	switch {
@@ -58,6 +62,9 @@ func setReady(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, applyEr
 	case got.ObservedGeneration < deployment.Generation:
 		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonAwaitingDeployment,
 			fmt.Sprintf("The Deployment controller has not yet seen generation %d of the Deployment", deployment.Generation))
+	case problem != "" && (got.ReadyReplicas < want || got.UpdatedReplicas < want):
+		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonPodsFailing,
+			fmt.Sprintf("%d of %d pods are ready; %s", got.ReadyReplicas, want, problem))
 	case got.UpdatedReplicas < want || got.Replicas > want || got.ReadyReplicas > want:
 		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonRollingOut,
 			fmt.Sprintf("%d of %d pods run the current template; %d pods in all, %d ready", got.UpdatedReplicas, want, got.Replicas, got.ReadyReplicas))

@@ -36,6 +36,7 @@ func TestComputeStatus(t *testing.T) {
 		name            string
 		ws              *seedv1alpha1.WebServer
 		deployment      *appsv1.Deployment
+		pods            []corev1.Pod
 		applyErr        error
 		wantReady       metav1.ConditionStatus
 		wantReason      string
@@ -117,6 +118,21 @@ func TestComputeStatus(t *testing.T) {
 			wantReplicasNow: 3,
 		},
 		{
+			name: "a pod the kubelet refuses to run",
+			ws:   newWebServer(three),
+			deployment: deploymentWith(appsv1.DeploymentStatus{
+				ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 2,
+			}),
+			pods:       []corev1.Pod{readyPod("web-a"), refusedPod("web-b")},
+			wantReady:  metav1.ConditionFalse,
+			wantReason: reasonPodsFailing,
+			wantMessage: "2 of 3 pods are ready; pod web-b cannot run container nginx: CreateContainerConfigError: " +
+				"container has runAsNonRoot and image will run as root",
+			wantAvailable:   metav1.ConditionUnknown,
+			wantReadyCount:  2,
+			wantReplicasNow: 3,
+		},
+		{
 			name: "every pod ready",
 			ws:   newWebServer(three),
 			deployment: deploymentWith(appsv1.DeploymentStatus{
@@ -144,7 +160,7 @@ func TestComputeStatus(t *testing.T) {
 			g := NewWithT(t)
 			tt.ws.Generation = 7
 
-			computeStatus(tt.ws, tt.deployment, tt.applyErr)
+			computeStatus(tt.ws, tt.deployment, tt.pods, tt.applyErr)
 
 			st := tt.ws.Status
 			g.Expect(st.ObservedGeneration).To(BeEquivalentTo(7))
@@ -175,7 +191,7 @@ func TestComputeStatusCopiesDeploymentConditions(t *testing.T) {
 			Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
 			Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "web-abc" has timed out progressing.`,
 		}},
-	}), nil)
+	}), nil, nil)
 
 	progressing := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.WebServerProgressing)
 	g.Expect(progressing).To(PointTo(MatchFields(IgnoreExtras, Fields{
@@ -183,4 +199,63 @@ func TestComputeStatusCopiesDeploymentConditions(t *testing.T) {
 		"Reason":  Equal("ProgressDeadlineExceeded"),
 		"Message": Equal(`ReplicaSet "web-abc" has timed out progressing.`),
 	})))
+}
+
+func readyPod(name string) corev1.Pod {
+	return corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{
+			Name: containerName, Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}},
+		}}},
+	}
+}
+
+func refusedPod(name string) corev1.Pod {
+	return waitingPod(name, "CreateContainerConfigError", "container has runAsNonRoot and image will run as root")
+}
+
+func waitingPod(name, reason, message string) corev1.Pod {
+	return corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{
+			Name: containerName, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}},
+		}}},
+	}
+}
+
+func TestPodProblem(t *testing.T) {
+	deleting := waitingPod("web-z", "ErrImagePull", "not found")
+	deleting.DeletionTimestamp = ptr.To(metav1.Now())
+	unschedulable := corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-u"},
+		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+			Message: "0/3 nodes are available: 3 Insufficient memory.",
+		}}},
+	}
+	tests := []struct {
+		name string
+		pods []corev1.Pod
+		want string
+	}{
+		{name: "no pods", want: ""},
+		{name: "ready pods", pods: []corev1.Pod{readyPod("web-a"), readyPod("web-b")}, want: ""},
+		{name: "a container being created", pods: []corev1.Pod{waitingPod("web-a", "ContainerCreating", "")}, want: ""},
+		{
+			name: "an image that cannot be pulled, first of the pods by name",
+			pods: []corev1.Pod{waitingPod("web-c", "CrashLoopBackOff", "back-off 10s"), waitingPod("web-b", "ImagePullBackOff", "Back-off pulling image")},
+			want: "pod web-b cannot run container nginx: ImagePullBackOff: Back-off pulling image",
+		},
+		{name: "a pod being deleted", pods: []corev1.Pod{deleting}, want: ""},
+		{
+			name: "a pod that fits no node",
+			pods: []corev1.Pod{unschedulable},
+			want: "pod web-u cannot be scheduled: 0/3 nodes are available: 3 Insufficient memory.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			NewWithT(t).Expect(podProblem(tt.pods)).To(Equal(tt.want))
+		})
+	}
 }

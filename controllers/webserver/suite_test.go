@@ -27,6 +27,6 @@ var _ = BeforeSuite(func() {
 	env = testenv.StartSuite(func(e *testenv.Env) error {
 		reconciler = &Reconciler{Client: e.Manager.GetClient(), Applier: e.Applier}
 		return reconciler.SetupWithManager(e.Manager)
-	}, &appsv1.Deployment{}, &corev1.Service{})
+	}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.Pod{})
 	k8sClient = env.Client
 })
