@@ -1,3 +1,4 @@
+DEPLOY ?= false
 # The version of the operator, and the images of its manager, OLM bundle,
 # scorecard tests and catalog.
 VERSION ?= 0.2.1
@@ -17,19 +18,26 @@ DEFAULT_CHANNEL ?= stable
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.15.0
-# The control plane envtest runs: kube-apiserver from k8s.io/kubernetes (its
-# staging modules are published as v0.<minor>.<patch>) and etcd.
-KUBERNETES_VERSION ?= v1.37.2
-KUBERNETES_STAGING_VERSION ?= $(subst v1.,v0.,$(KUBERNETES_VERSION))
+# Kubernetes, as hack/tools/kube pins it: envtest's kube-apiserver, and the
+# local cluster's components in one program. And etcd.
 ETCD_VERSION ?= v3.6.16
 # kwok plays the kubelets of the local cluster's fake nodes.
 KWOK_VERSION ?= v0.8.0
 # operator-sdk (and its scorecard-test program) and operator-registry (opm,
 # and hack/catalog's renderer) are built from modules of their own, whose
 # go.mod pins them; their names in ./bin carry that version.
-module-version = $(shell awk '{ for (i = 1; i < NF; i++) if ($$i == "$(2)") { print $$(i + 1); exit } }' $(1))
+module-version = $(shell awk '!/^[[:space:]]*\/\// { for (i = 1; i < NF; i++) if ($$i == "$(2)") { print $$(i + 1); exit } }' $(1))
 OPERATOR_SDK_VERSION := $(call module-version,hack/tools/operator-sdk/go.mod,github.com/operator-framework/operator-sdk)
 OPM_VERSION := $(call module-version,hack/catalog/go.mod,github.com/operator-framework/operator-registry)
+KUBERNETES_VERSION := $(call module-version,hack/tools/kube/go.mod,k8s.io/kubernetes)
+# The real node of the local cluster: containerd, the CNI plugins and a
+# registry on the host; CoreDNS and a volume provisioner in pods. runc and
+# nftables come from Debian (hack/debian.sh).
+CONTAINERD_VERSION ?= v2.4.2
+CNI_PLUGINS_VERSION ?= v1.9.1
+DISTRIBUTION_VERSION ?= v3.1.2
+COREDNS_VERSION ?= v1.15.0
+LOCAL_PATH_PROVISIONER_VERSION ?= v0.0.30
 
 LOCALBIN ?= $(shell pwd)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
@@ -37,9 +45,15 @@ KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBERNETES_VERSION)
 ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
-KUBE_CONTROLLER_MANAGER ?= $(LOCALBIN)/kube-controller-manager-$(KUBERNETES_VERSION)
-KUBE_SCHEDULER ?= $(LOCALBIN)/kube-scheduler-$(KUBERNETES_VERSION)
+KUBE ?= $(LOCALBIN)/kube-$(KUBERNETES_VERSION)
 KWOK ?= $(LOCALBIN)/kwok-$(KWOK_VERSION)
+CONTAINERD ?= $(LOCALBIN)/containerd-$(CONTAINERD_VERSION)
+CONTAINERD_SHIM ?= $(LOCALBIN)/containerd-shim-runc-v2-$(CONTAINERD_VERSION)
+CNI_DIR ?= $(LOCALBIN)/cni-$(CNI_PLUGINS_VERSION)
+REGISTRY ?= $(LOCALBIN)/registry-$(DISTRIBUTION_VERSION)
+COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
+LOCAL_PATH_PROVISIONER ?= $(LOCALBIN)/local-path-provisioner-$(LOCAL_PATH_PROVISIONER_VERSION)
+IMAGES ?= $(LOCALBIN)/images
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
 OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
@@ -56,16 +70,20 @@ endif
 
 # The version stamped into the control plane binaries, so clients (and OLM's
 # minKubeVersion check) see a real version rather than v0.0.0-master.
-KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBERNETES_VERSION) \
-	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBERNETES_VERSION:v%=%))) \
-	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBERNETES_VERSION:v%=%))) \
-	-X k8s.io/component-base/version.gitTreeState=clean
+kube-version-ldflags = -X $(1).gitVersion=$(KUBERNETES_VERSION) \
+	-X $(1).gitMajor=$(word 1,$(subst ., ,$(KUBERNETES_VERSION:v%=%))) \
+	-X $(1).gitMinor=$(word 2,$(subst ., ,$(KUBERNETES_VERSION:v%=%))) -X $(1).gitTreeState=clean
+KUBE_LDFLAGS = -s -w $(call kube-version-ldflags,k8s.io/component-base/version) \
+	$(call kube-version-ldflags,k8s.io/client-go/pkg/version)
+# Built the way Kubernetes builds its release binaries: static, with its tags.
+KUBE_BUILD = cd hack/tools/kube && CGO_ENABLED=0 go build -trimpath -tags=selinux,notest,grpcnotrace -ldflags "$(KUBE_LDFLAGS)"
 
 # Files and folders that generators write; verify fails when they differ
 # from what is committed.
 GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/role.yaml go.mod go.sum \
 	config/manifests config/manager config/scorecard bundle bundle.Dockerfile catalog \
-	hack/catalog/go.mod hack/catalog/go.sum hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum
+	hack/catalog/go.mod hack/catalog/go.sum hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum \
+	hack/tools/kube/go.mod hack/tools/kube/go.sum hack/images/go.mod hack/images/go.sum
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -101,12 +119,14 @@ vet: ## Run go vet.
 test: manifests generate fmt vet bundle scorecard-test $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle validation included) and the static scorecard tests.
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test ./... -coverprofile cover.out
 	cd hack/catalog && go test -tags containers_image_openpgp ./...
+	cd hack/images && go test ./...
 	SCORECARD_TEST=$(SCORECARD_TEST) hack/scorecard.sh static
 
 .PHONY: lint
-lint: golangci-lint ## Run golangci-lint, on the operator and on hack/catalog.
+lint: golangci-lint ## Run golangci-lint, on the operator and on the modules under hack/.
 	$(GOLANGCI_LINT) run
 	cd hack/catalog && $(GOLANGCI_LINT) run --build-tags containers_image_openpgp
+	cd hack/images && $(GOLANGCI_LINT) run
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## Run golangci-lint and fix what it can.
@@ -117,6 +137,8 @@ verify: manifests generate bundle catalog ## Fail when a generated file (CRDs, R
 	go mod tidy
 	cd hack/catalog && go mod tidy
 	cd hack/tools/operator-sdk && go mod tidy
+	cd hack/tools/kube && go mod tidy
+	cd hack/images && go mod tidy
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 		git status --porcelain -- $(GENERATED); git --no-pager diff -- $(GENERATED); \
 		echo "Generated files are stale: run 'make manifests generate' and 'go mod tidy', then commit."; exit 1; \
@@ -125,8 +147,8 @@ verify: manifests generate bundle catalog ## Fail when a generated file (CRDs, R
 ##@ Build
 
 .PHONY: build
-build: manifests generate fmt vet ## Build the manager binary.
-	go build -o bin/manager .
+build: manifests generate fmt vet ## Build the manager binary, static as in its image.
+	CGO_ENABLED=0 go build -trimpath -o bin/manager .
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host, against the cluster of the current kubeconfig.
@@ -198,7 +220,7 @@ scorecard-local: cluster-up build kustomize bundle scorecard-test seed-scorecard
 
 .PHONY: seed-scorecard
 seed-scorecard: ## Build the project's own scorecard tests (scorecard/).
-	go build -o $(LOCALBIN)/seed-scorecard ./scorecard
+	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/seed-scorecard ./scorecard
 
 .PHONY: catalog-build
 catalog-build: ## Build the catalog image (needs a container engine).
@@ -210,45 +232,89 @@ catalog-push: ## Push the catalog image.
 
 ##@ Local cluster
 
-# What hack/cluster.sh runs; the ports and the number of nodes can be set
-# the same way (APISERVER_PORT, CLUSTER_NODES, ...).
-CLUSTER_BINARIES = $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KWOK) $(KUSTOMIZE)
-CLUSTER_ENV = ETCD=$(ETCD) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) \
-	KUBE_SCHEDULER=$(KUBE_SCHEDULER) KWOK=$(KWOK) KWOK_VERSION=$(KWOK_VERSION) KUSTOMIZE=$(KUSTOMIZE)
+# What hack/cluster runs (test/cluster); the ports, the number of kwok
+# nodes (CLUSTER_NODES) and of real nodes (CLUSTER_REAL_NODES, 1 or 0) can
+# be set the same way (APISERVER_PORT=..., see README).
+CLUSTER_REAL_NODES ?= 1
+CLUSTER_BINARIES = $(ETCD) $(KUBE) $(KWOK) $(KUSTOMIZE) $(REGISTRY)
+ifneq ($(CLUSTER_REAL_NODES),0)
+CLUSTER_BINARIES += $(CONTAINERD) $(CONTAINERD_SHIM) $(CNI_DIR) $(IMAGES) infra-inputs host-packages
+endif
+CLUSTER_ENV = ETCD=$(ETCD) KUBE=$(KUBE) KWOK=$(KWOK) KWOK_VERSION=$(KWOK_VERSION) KUSTOMIZE=$(KUSTOMIZE) \
+	REGISTRY=$(REGISTRY) CONTAINERD=$(CONTAINERD) CONTAINERD_SHIM=$(CONTAINERD_SHIM) CNI_DIR=$(CNI_DIR) \
+	IMAGES=$(IMAGES) CLUSTER_REAL_NODES=$(CLUSTER_REAL_NODES) $(IMAGES_ENV)
 CLUSTER_KUBECONFIG = $(LOCALBIN)/cluster/kubeconfig
+CLUSTER = go run ./hack/cluster
 
 .PHONY: cluster-up
-cluster-up: $(CLUSTER_BINARIES) ## Start a local cluster on loopback (etcd, control plane, kwok nodes); a no-op when it runs.
-	$(CLUSTER_ENV) hack/cluster.sh up
+cluster-up: $(CLUSTER_BINARIES) ## Start the local cluster: control plane, kwok nodes and a real node; a no-op when it runs.
+	$(CLUSTER_ENV) $(CLUSTER) up
 
 .PHONY: cluster-down
-cluster-down: ## Stop the local cluster and delete its state (its logs stay until the next cluster-up).
-	hack/cluster.sh down
+cluster-down: ## Stop the local cluster, put the host back as it was, and delete the cluster's state (logs and images stay).
+	$(CLUSTER_ENV) $(CLUSTER) down
+
+.PHONY: cluster-status
+cluster-status: ## Tell which processes of the local cluster run, and what the real node reports.
+	$(CLUSTER_ENV) $(CLUSTER) status
 
 # make demo runs against the local cluster unless KUBECONFIG=... is given on
 # its command line: a KUBECONFIG merely exported in the shell is not taken
 # as a wish to install into that cluster.
+# On the local cluster with a real node, the samples run there, from the
+# images built here; DEPLOY=true runs the operator in the cluster.
 ifeq ($(origin KUBECONFIG),command line)
 DEMO_KUBECONFIG = $(KUBECONFIG)
 DEMO_CLUSTER =
+DEMO_ENV =
 else
 DEMO_KUBECONFIG = $(CLUSTER_KUBECONFIG)
 DEMO_CLUSTER = cluster-up
+ifneq ($(CLUSTER_REAL_NODES),0)
+DEMO_CLUSTER += images
+DEMO_ENV = IMAGES_RECORD=$(IMAGES_RECORD) INFRA_IMAGES=$(LOCALBIN)/cluster/infra-images.json STEER="$(CLUSTER) steer"
+endif
 endif
 
 .PHONY: demo
-demo: $(DEMO_CLUSTER) build kustomize ## Run the operator on the local cluster (or KUBECONFIG=...) under its own ServiceAccount, with every sample Ready. EXIT_WHEN_READY=true to stop then.
-	KUBECONFIG=$(DEMO_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager hack/demo.sh
+demo: $(DEMO_CLUSTER) build kustomize ## Run the operator on the local cluster (or KUBECONFIG=...) with every sample Ready: a local process under its ServiceAccount, or DEPLOY=true in the cluster. EXIT_WHEN_READY=true to stop then.
+	KUBECONFIG=$(DEMO_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager $(DEMO_ENV) DEPLOY=$(DEPLOY) hack/demo.sh
 
 .PHONY: test-e2e
-test-e2e: cluster-up build kustomize ## Run the end-to-end suite against the local cluster, with the operator as local processes.
+test-e2e: cluster-up build kustomize images ## Run the end-to-end suite against the local cluster, with the operator as local processes.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager \
-		go test -tags e2e ./test/e2e -timeout 20m -v -ginkgo.v
+		IMAGES_RECORD=$(IMAGES_RECORD) go test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v
 
-.PHONY: cluster-status
-cluster-status: ## Tell which processes of the local cluster run.
-	hack/cluster.sh status
+##@ Images
+
+# The images are built without a container engine by hack/images, from
+# programs built here and Debian's packages, and pushed to the local
+# cluster's registry; the record names what was pushed, by digest.
+IMAGES_RECORD = $(LOCALBIN)/cluster/images.json
+DEBS = $(LOCALBIN)/debs
+DEBIAN_IMAGE_PACKAGES = busybox-static nginx nginx-common libc6 libcrypt1 libpcre2-8-0 libssl3 zlib1g
+IMAGES_ENV = PAUSE=$(LOCALBIN)/pause FETCH=$(LOCALBIN)/fetch DEBS=$(DEBS) \
+	COREDNS=$(COREDNS) COREDNS_VERSION=$(COREDNS_VERSION) \
+	LOCAL_PATH_PROVISIONER=$(LOCAL_PATH_PROVISIONER) LOCAL_PATH_PROVISIONER_VERSION=$(LOCAL_PATH_PROVISIONER_VERSION) \
+	MANAGER=$(LOCALBIN)/manager SEED_SCORECARD=$(LOCALBIN)/seed-scorecard BUNDLE_DIR=bundle \
+	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) VERSION=$(VERSION)
+
+.PHONY: images
+images: cluster-up $(IMAGES) infra-inputs build seed-scorecard ## Build the operator's, the scorecard's, the bundle's and the test images, and push them to the local registry.
+	$(IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(IMAGES_RECORD) infra test operator
+
+# What the infra images are made of: the pause and fetch programs, CoreDNS,
+# the volume provisioner and Debian's packages.
+.PHONY: infra-inputs
+infra-inputs: $(LOCALBIN)/pause $(LOCALBIN)/fetch $(COREDNS) $(LOCAL_PATH_PROVISIONER) $(DEBS)
+
+.PHONY: host-packages
+host-packages: ## Install the Debian packages the real node runs on the host: runc, nftables, conntrack.
+	hack/debian.sh install runc nftables conntrack
+
+$(DEBS):
+	hack/debian.sh download $@ $(DEBIAN_IMAGE_PACKAGES)
 
 ##@ Tools
 
@@ -273,13 +339,55 @@ $(GOLANGCI_LINT): | $(LOCALBIN)
 .PHONY: envtest
 envtest: $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl ## Build the control plane envtest runs (kube-apiserver, etcd).
 
-# kube-apiserver, kube-controller-manager and kube-scheduler, from
-# k8s.io/kubernetes.
-$(LOCALBIN)/kube-%-$(KUBERNETES_VERSION): | $(LOCALBIN)
-	hack/build-module-binary.sh k8s.io/kubernetes $(KUBERNETES_VERSION) $(KUBERNETES_STAGING_VERSION) k8s.io/kubernetes/cmd/kube-$* $@ "$(KUBE_LDFLAGS)"
+# envtest needs the API server alone; the local cluster, every component.
+$(KUBE_APISERVER): hack/tools/kube/go.mod | $(LOCALBIN)
+	$(KUBE_BUILD) -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+
+.PHONY: kube
+kube: $(KUBE) ## Build the Kubernetes components the local cluster runs, as one program.
+$(KUBE): hack/tools/kube/go.mod hack/tools/kube/main.go | $(LOCALBIN)
+	$(KUBE_BUILD) -o $@ .
 
 $(ETCD): | $(LOCALBIN)
 	hack/build-module-binary.sh go.etcd.io/etcd/server/v3 $(ETCD_VERSION) $(ETCD_VERSION) go.etcd.io/etcd/server/v3 $@
+
+.PHONY: containerd
+containerd: $(CONTAINERD) $(CONTAINERD_SHIM) ## Build containerd and its runc shim.
+$(CONTAINERD): | $(LOCALBIN)
+	$(call go-install-tool,$@,github.com/containerd/containerd/v2/cmd/containerd,$(CONTAINERD_VERSION),$(CONTAINERD_FLAGS),no_btrfs$(comma)no_devmapper$(comma)no_zfs$(comma)urfave_cli_no_docs)
+$(CONTAINERD_SHIM): | $(LOCALBIN)
+	$(call go-install-tool,$@,github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2,$(CONTAINERD_VERSION),$(CONTAINERD_FLAGS),no_grpc$(comma)urfave_cli_no_docs)
+CONTAINERD_FLAGS = -X github.com/containerd/containerd/v2/version.Version=$(CONTAINERD_VERSION)
+comma := ,
+
+.PHONY: cni-plugins
+cni-plugins: $(CNI_DIR) ## Build the CNI plugins the real node uses: bridge, host-local and loopback.
+$(CNI_DIR): | $(LOCALBIN)
+	mkdir -p $@.tmp && CGO_ENABLED=0 GOBIN=$@.tmp go install -trimpath \
+		-ldflags "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$(CNI_PLUGINS_VERSION)" \
+		$(foreach p,main/bridge ipam/host-local main/loopback,github.com/containernetworking/plugins/plugins/$(p)@$(CNI_PLUGINS_VERSION))
+	mv $@.tmp $@
+
+.PHONY: registry
+registry: $(REGISTRY) ## Build the local cluster's image registry (distribution).
+$(REGISTRY): | $(LOCALBIN)
+	$(call go-install-tool,$@,github.com/distribution/distribution/v3/cmd/registry,$(DISTRIBUTION_VERSION),-X github.com/distribution/distribution/v3/version.version=$(DISTRIBUTION_VERSION))
+
+$(COREDNS): | $(LOCALBIN)
+	$(call go-install-tool,$@,github.com/coredns/coredns,$(COREDNS_VERSION),,grpcnotrace)
+
+$(LOCAL_PATH_PROVISIONER): | $(LOCALBIN)
+	$(call go-install-tool,$@,github.com/rancher/local-path-provisioner,$(LOCAL_PATH_PROVISIONER_VERSION))
+
+# hack/images: the image builder, and the two small programs of the images
+# it makes (the pause program and a URL fetcher for test pods).
+IMAGES_SOURCES = $(wildcard hack/images/*.go) hack/images/go.mod
+$(IMAGES): $(IMAGES_SOURCES) | $(LOCALBIN)
+	cd hack/images && go build -o $@ .
+$(LOCALBIN)/pause: hack/images/pause/main.go | $(LOCALBIN)
+	cd hack/images && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $@ ./pause
+$(LOCALBIN)/fetch: hack/images/fetch/main.go | $(LOCALBIN)
+	cd hack/images && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $@ ./fetch
 
 .PHONY: kwok
 kwok: $(KWOK) ## Build kwok.
@@ -318,8 +426,10 @@ $(ENVTEST_DIR)/etcd: $(ETCD)
 $(ENVTEST_DIR)/kubectl:
 	mkdir -p $(@D) && ln -sf "$$(command -v $(KUBECTL))" $@
 
-# go-install-tool builds package $(2) at version $(3) into $(1).
+# go-install-tool builds package $(2) at version $(3) into $(1), static,
+# with the linker flags $(4) and the build tags $(5), if any.
 define go-install-tool
 @echo "Building $(2)@$(3)"
-@tmp=$$(mktemp -d) && GOBIN=$$tmp go install $(2)@$(3) && mv $$tmp/* $(1) && rm -rf $$tmp
+@tmp=$$(mktemp -d) && CGO_ENABLED=0 GOBIN=$$tmp go install -trimpath -ldflags "-s -w $(4)" -tags "$(5)" $(2)@$(3) \
+	&& mv $$tmp/* $(1) && rm -rf $$tmp
 endef

@@ -1,0 +1,54 @@
+// Command cluster runs the local cluster (test/cluster): `cluster up`,
+// `cluster down` and `cluster status`, configured from the environment as
+// the Makefile sets it (make cluster-up, cluster-down, cluster-status);
+// `cluster registry` prints the registry's host:port, where `make images`
+// pushes, and `cluster steer NAMESPACE` annotates a namespace so that its
+// pods run on the real node.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/seed-operators/seed-operator/test/cluster"
+)
+
+const usage = "usage: cluster up|down|status|registry|steer NAMESPACE"
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	config, err := cluster.ConfigFromEnv()
+	if err == nil {
+		c := cluster.New(config)
+		switch os.Args[1] {
+		case "up":
+			err = c.Up(ctx)
+		case "down":
+			err = c.Down(ctx)
+		case "status":
+			err = c.Status()
+		case "registry":
+			fmt.Println(config.RegistryHost())
+		case "steer":
+			if len(os.Args) != 3 {
+				err = fmt.Errorf("usage: cluster steer NAMESPACE")
+				break
+			}
+			err = c.Steer(os.Args[2])
+		default:
+			err = fmt.Errorf("unknown command %q: %s", os.Args[1], usage)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cluster: %v\n", err)
+		os.Exit(1)
+	}
+}

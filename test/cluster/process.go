@@ -1,0 +1,163 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is one long-running program of the cluster. It runs in a
+// session of its own, so that it outlives the command that started it,
+// and is known by a pid file.
+type process struct {
+	name   string
+	binary string
+	args   []string
+	// env is added to the environment it starts with.
+	env []string
+}
+
+// processes keeps the pid files and logs of the cluster's processes.
+type processes struct {
+	pids string
+	logs string
+}
+
+// start runs p, its output going to its log.
+func (ps processes) start(p process) error {
+	logFile, err := os.OpenFile(ps.log(p.name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(p.binary, p.args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = append(os.Environ(), p.env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	// The process has its own copy of the file now.
+	_ = logFile.Close()
+	if err != nil {
+		return fmt.Errorf("starting %s: %w", p.name, err)
+	}
+	pid := cmd.Process.Pid
+	// The process is not waited for: it belongs to no one once this
+	// command ends, and init reaps it.
+	_ = cmd.Process.Release()
+	return os.WriteFile(ps.pidFile(p.name), []byte(strconv.Itoa(pid)), 0o644)
+}
+
+// signature is how the process's command line starts: its program and, as
+// the Kubernetes components share one program, the first argument.
+func (p process) signature() string {
+	s := p.binary + "\x00"
+	if len(p.args) > 0 {
+		s += p.args[0] + "\x00"
+	}
+	return s
+}
+
+// pid is the pid of the process when it runs, and 0 otherwise. A pid file
+// whose pid another program took since is not believed.
+func (ps processes) pid(p process) int {
+	data, err := os.ReadFile(ps.pidFile(p.name))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0
+	}
+	// A process that has just exec'd shows an empty command line for a
+	// moment; one that has exited (a zombie, as no one waits for it here)
+	// shows an empty one for good.
+	for range 20 {
+		if zombie(pid) {
+			return 0
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			return 0
+		}
+		if len(cmdline) > 0 {
+			if strings.HasPrefix(string(cmdline), p.signature()) {
+				return pid
+			}
+			return 0
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return 0
+}
+
+// zombie tells whether a process has exited and waits to be reaped.
+func zombie(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command's name, which is in parentheses.
+	i := strings.LastIndexByte(string(stat), ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}
+
+// stop asks the process to stop, and kills it if it has not within grace.
+// It removes its pid file.
+func (ps processes) stop(p process, grace time.Duration) error {
+	pid := ps.pid(p)
+	defer func() { _ = os.Remove(ps.pidFile(p.name)) }()
+	if pid == 0 {
+		return nil
+	}
+	if err := signalGroup(pid, syscall.SIGTERM); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if ps.pid(p) == 0 {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	logf("%s did not stop within %s; killing it", p.name, grace)
+	return signalGroup(pid, syscall.SIGKILL)
+}
+
+// signalGroup signals the process, and the processes of its session that
+// share its process group (a kubelet's, a containerd's children).
+func signalGroup(pid int, sig syscall.Signal) error {
+	err := syscall.Kill(-pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		err = syscall.Kill(pid, sig)
+	}
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+func (ps processes) pidFile(name string) string { return filepath.Join(ps.pids, name) }
+
+func (ps processes) log(name string) string { return filepath.Join(ps.logs, name+".log") }
+
+// tail is the end of the named process's log, to tell why it stopped.
+func (ps processes) tail(name string, lines int) string {
+	data, err := os.ReadFile(ps.log(name))
+	if err != nil {
+		return err.Error()
+	}
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "cluster: "+format+"\n", args...)
+}
