@@ -2,9 +2,11 @@
 
 // Package e2e tests the operator end to end on the local cluster of `make
 // cluster-up`, where the built-in controllers run for real (Deployments roll
-// out, Jobs complete, CronJobs fire, the garbage collector deletes) and kwok
-// plays the kubelets. The operator runs as two local processes with leader
-// election, under its own ServiceAccount, as `make test-e2e` sets up.
+// out, Jobs complete, CronJobs fire, the garbage collector deletes): on
+// kwok's fake nodes, for most specs, and on the real node, where containers
+// run, for the specs that need it. The operator runs as two local processes
+// with leader election, under its own ServiceAccount, as `make test-e2e`
+// sets up; the in-cluster specs deploy it from its image.
 package e2e
 
 import (
@@ -23,11 +25,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/test/cluster"
 )
 
 // root is the project's root, from this package's directory.
@@ -35,6 +39,11 @@ const root = "../.."
 
 var (
 	k8sClient client.Client
+	// clientset reads pod logs, which controller-runtime's client does not.
+	clientset *kubernetes.Clientset
+	// images are the test and operator images `make images` pushed, by
+	// name (hack/images).
+	images map[string]string
 	// replicas are the operator processes running now.
 	replicas []*replica
 	// nextPort hands out loopback ports to new replicas, two each.
@@ -65,6 +74,11 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
 	utilruntime.Must(seedv1alpha1.AddToScheme(scheme))
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.Getenv("IMAGES_RECORD")).NotTo(BeEmpty(), "IMAGES_RECORD must name the record of `make images`: run `make test-e2e`")
+	images, err = cluster.ReadImages(os.Getenv("IMAGES_RECORD"))
 	Expect(err).NotTo(HaveOccurred())
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
@@ -121,10 +135,17 @@ func leader(ctx context.Context) *replica {
 }
 
 // restrictedNamespace creates a namespace that enforces the restricted Pod
-// Security Standard, deleted after the spec.
+// Security Standard, deleted after the spec. Its pods go to kwok's nodes.
 func restrictedNamespace(ctx context.Context, prefix string) string {
+	return createNamespace(ctx, prefix, nil)
+}
+
+// createNamespace creates a namespace with the given annotations that
+// enforces the restricted Pod Security Standard, deleted after the spec.
+func createNamespace(ctx context.Context, prefix string, annotations map[string]string) string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		GenerateName: prefix + "-",
+		Annotations:  annotations,
 		Labels: map[string]string{
 			"pod-security.kubernetes.io/enforce": "restricted",
 			"pod-security.kubernetes.io/warn":    "restricted",

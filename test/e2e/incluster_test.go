@@ -1,0 +1,196 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/rand"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/seed-operators/seed-operator/test/cluster"
+)
+
+const (
+	managerDeployment = "seed-operator-controller-manager"
+	metricsService    = "seed-operator-controller-manager-metrics-service"
+)
+
+// The operator as `make deploy` installs it: config/default, its manager
+// running from the image `make images` built, on the real node.
+var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func() {
+	BeforeAll(func(ctx SpecContext) {
+		// The local replicas would share the Lease with the pods.
+		for _, r := range replicas {
+			r.stop()
+		}
+		replicas = nil
+		DeferCleanup(func() {
+			addReplica()
+			addReplica()
+		})
+		ns := &corev1.Namespace{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: operatorNamespace}, ns)).To(Succeed())
+		for k, v := range cluster.RealNodeAnnotations() {
+			metav1.SetMetaDataAnnotation(&ns.ObjectMeta, k, v)
+		}
+		Expect(k8sClient.Update(ctx, ns)).To(Succeed())
+
+		deploy(ctx)
+		DeferCleanup(func(ctx SpecContext) {
+			d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: managerDeployment, Namespace: operatorNamespace}}
+			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, d))).To(Succeed())
+			Eventually(ctx, func(g Gomega) {
+				pods := &corev1.PodList{}
+				g.Expect(k8sClient.List(ctx, pods, client.InNamespace(operatorNamespace))).To(Succeed())
+				g.Expect(pods.Items).To(BeEmpty())
+			}).Should(Succeed())
+		})
+	})
+
+	It("runs two replicas from its image under the restricted profile, with passing probes, one of them leading", func(ctx SpecContext) {
+		pods := managerPods(ctx)
+		Expect(pods).To(HaveLen(2))
+		for _, pod := range pods {
+			Expect(pod.Spec.NodeName).To(Equal(realNodeName(ctx)), "the kubelet, not kwok, runs it")
+			Expect(pod.Spec.Containers[0].Image).To(Equal(images["operator"]))
+			Expect(pod.Spec.SecurityContext.SeccompProfile.Type).To(Equal(corev1.SeccompProfileTypeRuntimeDefault))
+			Expect(pod.Spec.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
+			sc := pod.Spec.Containers[0].SecurityContext
+			Expect(sc.ReadOnlyRootFilesystem).To(HaveValue(BeTrue()))
+			Expect(sc.AllowPrivilegeEscalation).To(HaveValue(BeFalse()))
+			Expect(pod.Status.ContainerStatuses).To(ConsistOf(And(
+				HaveField("Ready", BeTrue()), HaveField("RestartCount", BeZero()))))
+		}
+		Eventually(ctx, func(g Gomega) { g.Expect(leaderPod(ctx, g)).NotTo(BeEmpty()) }).Should(Succeed())
+
+		By("reconciling a WebServer whose pods run on the real node")
+		readyWebServer(ctx, realNamespace(ctx, "incluster"), "web")
+	})
+
+	It("serves its metrics over HTTPS to an authorized service account only", func(ctx SpecContext) {
+		namespace := realNamespace(ctx, "metrics")
+		url := fmt.Sprintf("https://%s.%s.svc:8443/metrics", metricsService, operatorNamespace)
+		scrape := func(name, serviceAccount string) string {
+			pod := clientPod(namespace, name, "fetch --insecure --status "+url)
+			if serviceAccount != "" {
+				Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: serviceAccount, Namespace: namespace}})).To(Succeed())
+				pod.Spec.ServiceAccountName = serviceAccount
+				pod.Spec.AutomountServiceAccountToken = ptr.To(true)
+				pod.Spec.Containers[0].Command[2] = "fetch --insecure --status --token-file=/var/run/secrets/kubernetes.io/serviceaccount/token " + url
+			}
+			return strings.TrimSpace(runToCompletion(ctx, pod))
+		}
+		Expect(scrape("anonymous", "")).To(Equal("401"))
+		Expect(scrape("unbound", "nosy")).To(Equal("403"))
+
+		binding := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-metrics-reader-"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "seed-operator-metrics-reader"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "prometheus", Namespace: namespace}},
+		}
+		Expect(k8sClient.Create(ctx, binding)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, binding)).To(Succeed()) })
+		Eventually(ctx, func() string {
+			return scrape("reader-"+rand.String(5), "prometheus")
+		}).Should(Equal("200"))
+	})
+
+	It("hands the lead over when the leader's pod is deleted at once", func(ctx SpecContext) {
+		var leader string
+		Eventually(ctx, func(g Gomega) { leader = leaderPod(ctx, g); g.Expect(leader).NotTo(BeEmpty()) }).Should(Succeed())
+		deleted := time.Now()
+		Expect(k8sClient.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: leader, Namespace: operatorNamespace}},
+			client.GracePeriodSeconds(0))).To(Succeed())
+		var next string
+		Eventually(ctx, func(g Gomega) {
+			next = leaderPod(ctx, g)
+			g.Expect(next).NotTo(BeEmpty())
+			g.Expect(next).NotTo(Equal(leader))
+		}).WithTimeout(60 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+		takeover := time.Since(deleted)
+		GinkgoWriter.Printf("Takeover in the cluster: pod %s led %.1fs after pod %s was deleted\n", next, takeover.Seconds(), leader)
+		AddReportEntry("in-cluster takeover", takeover.String())
+
+		By("the new leader reconciling")
+		readyWebServer(ctx, realNamespace(ctx, "takeover"), "after")
+		Eventually(ctx, func(g Gomega) { g.Expect(managerPods(ctx)).To(HaveLen(2)) }).Should(Succeed())
+	})
+})
+
+// deploy applies config/default, as `make deploy` does, with the manager
+// running the image `make images` pushed (by digest, so a rebuilt image of
+// the same tag is not taken from the node's cache), and waits until it is
+// Available.
+func deploy(ctx context.Context) {
+	out, err := exec.Command(os.Getenv("KUSTOMIZE"), "build", filepath.Join(root, "config", "default")).Output()
+	Expect(err).NotTo(HaveOccurred())
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(out), 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := decoder.Decode(&obj.Object); err != nil {
+			break
+		}
+		if obj.GetKind() == "CustomResourceDefinition" || obj.GetKind() == "Namespace" {
+			continue
+		}
+		if obj.GetKind() == "Deployment" {
+			containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+			Expect(unstructured.SetNestedField(containers[0].(map[string]any), images["operator"], "image")).To(Succeed())
+			Expect(unstructured.SetNestedSlice(obj.Object, containers, "spec", "template", "spec", "containers")).To(Succeed())
+		}
+		Expect(k8sClient.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("e2e"), client.ForceOwnership)).
+			To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
+	}
+	d := &appsv1.Deployment{}
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: managerDeployment}, d)).To(Succeed())
+		g.Expect(d.Status.ObservedGeneration).To(Equal(d.Generation))
+		g.Expect(d.Status.AvailableReplicas).To(BeEquivalentTo(2))
+		g.Expect(d.Status.UpdatedReplicas).To(BeEquivalentTo(2))
+	}).WithTimeout(180 * time.Second).Should(Succeed())
+}
+
+// managerPods are the running pods of the manager's Deployment.
+func managerPods(ctx context.Context) []corev1.Pod {
+	pods := &corev1.PodList{}
+	Expect(k8sClient.List(ctx, pods, client.InNamespace(operatorNamespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+	var running []corev1.Pod
+	for _, pod := range pods.Items {
+		if pod.DeletionTimestamp == nil && pod.Status.Phase == corev1.PodRunning {
+			running = append(running, pod)
+		}
+	}
+	return running
+}
+
+// leaderPod is the pod holding the Lease: client-go's identity is the pod's
+// name and a random suffix.
+func leaderPod(ctx context.Context, g Gomega) string {
+	name, _, _ := strings.Cut(leaseHolder(ctx, g), "_")
+	return name
+}
+
+// realNodeName is the real node's name.
+func realNodeName(ctx context.Context) string {
+	nodes := &corev1.NodeList{}
+	Expect(k8sClient.List(ctx, nodes, client.HasLabels{cluster.RealNodeLabel})).To(Succeed())
+	Expect(nodes.Items).To(HaveLen(1))
+	return nodes.Items[0].Name
+}
