@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/seed-operators/seed-operator/internal/testenv"
 	"github.com/seed-operators/seed-operator/test/cluster"
 )
 
@@ -194,3 +196,38 @@ func realNodeName(ctx context.Context) string {
 	Expect(nodes.Items).To(HaveLen(1))
 	return nodes.Items[0].Name
 }
+
+// The images the bundle names that are the project's own are those the
+// local registry serves, as the node's containerd resolves their names.
+// The operand images it names (nginx, busybox) are upstream's, which are
+// never pushed under their names here.
+var _ = It("serves from the local registry the project's own images the bundle names", func(ctx SpecContext) {
+	var csv struct {
+		Spec struct {
+			RelatedImages []struct{ Image string } `json:"relatedImages"`
+		} `json:"spec"`
+	}
+	Expect(testenv.ReadYAML(filepath.Join(root, "bundle", "manifests", "seed-operator.clusterserviceversion.yaml"), &csv)).To(Succeed())
+	registry, _, _ := strings.Cut(images["operator"], "/")
+	var own []string
+	for _, related := range csv.Spec.RelatedImages {
+		if repository, ok := strings.CutPrefix(related.Image, "quay.io/"); ok {
+			own = append(own, repository)
+		}
+	}
+	Expect(own).NotTo(BeEmpty())
+	for _, repository := range own {
+		name, tag, _ := strings.Cut(repository, ":")
+		req, err := http.NewRequestWithContext(ctx, http.MethodHead, fmt.Sprintf("http://%s/v2/%s/manifests/%s", registry, name, tag), nil)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Accept", "application/vnd.oci.image.manifest.v1+json")
+		resp, err := http.DefaultClient.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		_ = resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), "%s in the local registry", repository)
+		if strings.HasSuffix(name, "/seed-operator") {
+			_, digest, _ := strings.Cut(images["operator"], "@")
+			Expect(resp.Header.Get("Docker-Content-Digest")).To(Equal(digest), "the manager's image, as make images pushed it")
+		}
+	}
+})

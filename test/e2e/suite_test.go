@@ -86,6 +86,12 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(crds.Items).To(ContainElement(HaveField("Spec.Group", seedv1alpha1.GroupVersion.Group)),
 		"the CRDs are not installed: run `make test-e2e`, which installs them")
 
+	// The suite's own replicas lead, not an operator `make demo DEPLOY=true`
+	// left running in the cluster.
+	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{
+		Name: managerDeployment, Namespace: operatorNamespace,
+	}}))).To(Succeed())
+
 	// Two replicas, as the manager's Deployment runs: one leads.
 	addReplica()
 	addReplica()
