@@ -82,7 +82,11 @@ var _ = Describe("On the real node", func() {
 
 	It("rolls a WebServer out to a new image with no failed request from a client polling meanwhile", func(ctx SpecContext) {
 		ws := webServer(ctx, "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](2) })
-		poller := startPolling(fmt.Sprintf("http://%s/", service(ctx, ws).Spec.ClusterIP))
+		url := fmt.Sprintf("http://%s/", service(ctx, ws).Spec.ClusterIP)
+		// A Ready WebServer says nothing of kube-proxy: its new Service
+		// answers once the rules are in, and only the rollout is on trial.
+		Eventually(ctx, func(g Gomega) { g.Expect(hostGet(url)).To(ContainSubstring(pageV1)) }).Should(Succeed())
+		poller := startPolling(url)
 		DeferCleanup(poller.stop)
 
 		testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = images["nginx-v2"] })
@@ -95,7 +99,7 @@ var _ = Describe("On the real node", func() {
 		requests, failures, pages := poller.result()
 		GinkgoWriter.Printf("Rollout: %d requests while rolling out, %d failed\n", requests, len(failures))
 		AddReportEntry("rollout", fmt.Sprintf("%d requests, %d failed", requests, len(failures)))
-		Expect(failures).To(BeEmpty())
+		Expect(failures).To(BeEmpty(), "requests failed while rolling out")
 		Expect(pages).To(HaveKey(ContainSubstring(pageV1)))
 		Expect(pages).To(HaveKey(ContainSubstring(pageV2)))
 	})
