@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -107,9 +106,22 @@ func (e *Env) Stop() error {
 	return managerErr
 }
 
-// ProjectRoot is found from this file's place in the tree, so suites work
-// from any package directory.
+// ProjectRoot is the directory of the project's go.mod, the first one up
+// from the working directory: go test runs a package's tests in its own
+// directory. (Not from runtime.Caller: builds here are -trimpath.)
 func ProjectRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	dir, err := os.Getwd()
+	if err != nil {
+		panic(fmt.Sprintf("finding the project's root: %v", err))
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			panic("finding the project's root: no go.mod above the working directory")
+		}
+		dir = parent
+	}
 }
