@@ -12,6 +12,13 @@ CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
 CHANNELS ?= candidate,stable
 DEFAULT_CHANNEL ?= stable
 
+# Every Go build and test here, of the operator and of every tool, is
+# static and -trimpath: a package compiled once serves them all from the
+# build cache, where any other flag would compile it again (minutes, for
+# the Kubernetes libraries, on a cold cache).
+export CGO_ENABLED = 0
+export GOFLAGS = -trimpath
+
 # Tools, pinned. Each is built from source through the Go module proxy into
 # ./bin under a name that carries its version, so a second run reuses it and
 # a version bump rebuilds it.
@@ -30,18 +37,23 @@ module-version = $(shell awk '!/^[[:space:]]*\/\// { for (i = 1; i < NF; i++) if
 OPERATOR_SDK_VERSION := $(call module-version,hack/tools/operator-sdk/go.mod,github.com/operator-framework/operator-sdk)
 OPM_VERSION := $(call module-version,hack/catalog/go.mod,github.com/operator-framework/operator-registry)
 KUBERNETES_VERSION := $(call module-version,hack/tools/kube/go.mod,k8s.io/kubernetes)
+# The registry and CoreDNS are built from modules of their own with slim
+# mains, which leave out what the local cluster does not use.
+DISTRIBUTION_VERSION := $(call module-version,hack/tools/registry/go.mod,github.com/distribution/distribution/v3)
+COREDNS_VERSION := $(call module-version,hack/tools/coredns/go.mod,github.com/coredns/coredns)
 # The real node of the local cluster: containerd, the CNI plugins and a
 # registry on the host; CoreDNS and a volume provisioner in pods. runc and
 # nftables come from Debian (hack/debian.sh).
 CONTAINERD_VERSION ?= v2.4.2
 CNI_PLUGINS_VERSION ?= v1.9.1
-DISTRIBUTION_VERSION ?= v3.1.2
-COREDNS_VERSION ?= v1.15.0
 LOCAL_PATH_PROVISIONER_VERSION ?= v0.0.30
+# Helm, for the chart in dist/chart.
+HELM_VERSION ?= v4.3.1
 
 LOCALBIN ?= $(shell pwd)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBERNETES_VERSION)
 ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
@@ -76,14 +88,21 @@ kube-version-ldflags = -X $(1).gitVersion=$(KUBERNETES_VERSION) \
 KUBE_LDFLAGS = -s -w $(call kube-version-ldflags,k8s.io/component-base/version) \
 	$(call kube-version-ldflags,k8s.io/client-go/pkg/version)
 # Built the way Kubernetes builds its release binaries: static, with its tags.
-KUBE_BUILD = cd hack/tools/kube && CGO_ENABLED=0 go build -trimpath -tags=selinux,notest,grpcnotrace -ldflags "$(KUBE_LDFLAGS)"
+KUBE_BUILD = cd hack/tools/kube && go build -tags=selinux,notest,grpcnotrace -ldflags "$(KUBE_LDFLAGS)"
 
 # Files and folders that generators write; verify fails when they differ
 # from what is committed.
+# The Helm chart reads the rules of these roles from copies in its files/.
+CHART = dist/chart
+CHART_ROLES = role.yaml leader_election_role.yaml metrics_auth_role.yaml metrics_reader_role.yaml \
+	admin_role.yaml editor_role.yaml viewer_role.yaml
+
 GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/role.yaml go.mod go.sum \
+	$(CHART)/crds $(CHART)/files \
 	config/manifests config/manager config/scorecard bundle bundle.Dockerfile catalog \
 	hack/catalog/go.mod hack/catalog/go.sum hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum \
-	hack/tools/kube/go.mod hack/tools/kube/go.sum hack/images/go.mod hack/images/go.sum
+	hack/tools/kube/go.mod hack/tools/kube/go.sum hack/images/go.mod hack/images/go.sum \
+	hack/tools/coredns/go.mod hack/tools/coredns/go.sum hack/tools/registry/go.mod hack/tools/registry/go.sum
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -100,8 +119,11 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRDs and the ClusterRole from the kubebuilder markers.
+manifests: controller-gen ## Generate the CRDs and the ClusterRole from the kubebuilder markers, and copy them and config/rbac's roles into the Helm chart.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/...;./controllers/..." output:crd:artifacts:config=config/crd/bases
+	rm -rf $(CHART)/crds $(CHART)/files/rbac && mkdir -p $(CHART)/crds $(CHART)/files/rbac
+	cp config/crd/bases/*.yaml $(CHART)/crds/
+	cp $(addprefix config/rbac/,$(CHART_ROLES)) $(CHART)/files/rbac/
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods of the API types.
@@ -116,8 +138,9 @@ vet: ## Run go vet.
 	go vet ./...
 
 .PHONY: test
-test: manifests generate fmt vet bundle scorecard-test $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle validation included) and the static scorecard tests.
-	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test ./... -coverprofile cover.out
+test: manifests generate fmt vet bundle scorecard-test helm $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle and chart checks included) and the static scorecard tests.
+	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) VERSION=$(VERSION) \
+		go test ./... -coverprofile cover.out
 	cd hack/catalog && go test -tags containers_image_openpgp ./...
 	cd hack/images && go test ./...
 	SCORECARD_TEST=$(SCORECARD_TEST) hack/scorecard.sh static
@@ -138,6 +161,8 @@ verify: manifests generate bundle catalog ## Fail when a generated file (CRDs, R
 	cd hack/catalog && go mod tidy
 	cd hack/tools/operator-sdk && go mod tidy
 	cd hack/tools/kube && go mod tidy
+	cd hack/tools/coredns && go mod tidy
+	cd hack/tools/registry && go mod tidy
 	cd hack/images && go mod tidy
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 		git status --porcelain -- $(GENERATED); git --no-pager diff -- $(GENERATED); \
@@ -148,7 +173,7 @@ verify: manifests generate bundle catalog ## Fail when a generated file (CRDs, R
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary, static as in its image.
-	CGO_ENABLED=0 go build -trimpath -o bin/manager .
+	go build -o bin/manager .
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host, against the cluster of the current kubeconfig.
@@ -192,6 +217,10 @@ bundle: manifests kustomize operator-sdk ## Generate the OLM bundle of VERSION i
 	VERSION=$(VERSION) IMG=$(IMG) SCORECARD_IMG=$(SCORECARD_IMG) CHANNELS=$(CHANNELS) DEFAULT_CHANNEL=$(DEFAULT_CHANNEL) \
 		OPERATOR_SDK=$(OPERATOR_SDK) KUSTOMIZE=$(KUSTOMIZE) hack/bundle.sh
 
+.PHONY: chart
+chart: manifests helm ## Package the Helm chart into bin/chart, for helm push.
+	$(HELM) package $(CHART) --destination $(LOCALBIN)/chart
+
 .PHONY: bundle-build
 bundle-build: ## Build the bundle image (needs a container engine).
 	docker build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
@@ -220,7 +249,7 @@ scorecard-local: cluster-up build kustomize bundle scorecard-test seed-scorecard
 
 .PHONY: seed-scorecard
 seed-scorecard: ## Build the project's own scorecard tests (scorecard/).
-	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/seed-scorecard ./scorecard
+	go build -o $(LOCALBIN)/seed-scorecard ./scorecard
 
 .PHONY: catalog-build
 catalog-build: ## Build the catalog image (needs a container engine).
@@ -281,9 +310,9 @@ demo: $(DEMO_CLUSTER) build kustomize ## Run the operator on the local cluster (
 	KUBECONFIG=$(DEMO_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager $(DEMO_ENV) DEPLOY=$(DEPLOY) hack/demo.sh
 
 .PHONY: test-e2e
-test-e2e: cluster-up build kustomize images ## Run the end-to-end suite against the local cluster, with the operator as local processes.
+test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite against the local cluster, with the operator as local processes.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
-	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager \
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
 		IMAGES_RECORD=$(IMAGES_RECORD) go test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v
 
 ##@ Images
@@ -331,6 +360,11 @@ kustomize: $(KUSTOMIZE) ## Build kustomize.
 $(KUSTOMIZE): | $(LOCALBIN)
 	$(call go-install-tool,$@,sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
 
+.PHONY: helm
+helm: $(HELM) ## Build helm.
+$(HELM): | $(LOCALBIN)
+	$(call go-install-tool,$@,helm.sh/helm/v4/cmd/helm,$(HELM_VERSION),-X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION))
+
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint.
 $(GOLANGCI_LINT): | $(LOCALBIN)
@@ -363,18 +397,19 @@ comma := ,
 .PHONY: cni-plugins
 cni-plugins: $(CNI_DIR) ## Build the CNI plugins the real node uses: bridge, host-local and loopback.
 $(CNI_DIR): | $(LOCALBIN)
-	mkdir -p $@.tmp && CGO_ENABLED=0 GOBIN=$@.tmp go install -trimpath \
+	mkdir -p $@.tmp && GOBIN=$@.tmp go install \
 		-ldflags "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$(CNI_PLUGINS_VERSION)" \
 		$(foreach p,main/bridge ipam/host-local main/loopback,github.com/containernetworking/plugins/plugins/$(p)@$(CNI_PLUGINS_VERSION))
 	mv $@.tmp $@
 
 .PHONY: registry
 registry: $(REGISTRY) ## Build the local cluster's image registry (distribution).
-$(REGISTRY): | $(LOCALBIN)
-	$(call go-install-tool,$@,github.com/distribution/distribution/v3/cmd/registry,$(DISTRIBUTION_VERSION),-X github.com/distribution/distribution/v3/version.version=$(DISTRIBUTION_VERSION))
+$(REGISTRY): hack/tools/registry/main.go hack/tools/registry/go.mod | $(LOCALBIN)
+	cd hack/tools/registry && go build \
+		-ldflags "-s -w -X github.com/distribution/distribution/v3/version.version=$(DISTRIBUTION_VERSION)" -o $@ .
 
-$(COREDNS): | $(LOCALBIN)
-	$(call go-install-tool,$@,github.com/coredns/coredns,$(COREDNS_VERSION),,grpcnotrace)
+$(COREDNS): hack/tools/coredns/main.go hack/tools/coredns/go.mod | $(LOCALBIN)
+	cd hack/tools/coredns && go build -tags grpcnotrace -ldflags "-s -w" -o $@ .
 
 $(LOCAL_PATH_PROVISIONER): | $(LOCALBIN)
 	$(call go-install-tool,$@,github.com/rancher/local-path-provisioner,$(LOCAL_PATH_PROVISIONER_VERSION))
@@ -385,9 +420,9 @@ IMAGES_SOURCES = $(wildcard hack/images/*.go) hack/images/go.mod
 $(IMAGES): $(IMAGES_SOURCES) | $(LOCALBIN)
 	cd hack/images && go build -o $@ .
 $(LOCALBIN)/pause: hack/images/pause/main.go | $(LOCALBIN)
-	cd hack/images && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $@ ./pause
+	cd hack/images && go build -ldflags "-s -w" -o $@ ./pause
 $(LOCALBIN)/fetch: hack/images/fetch/main.go | $(LOCALBIN)
-	cd hack/images && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $@ ./fetch
+	cd hack/images && go build -ldflags "-s -w" -o $@ ./fetch
 
 .PHONY: kwok
 kwok: $(KWOK) ## Build kwok.
@@ -430,6 +465,6 @@ $(ENVTEST_DIR)/kubectl:
 # with the linker flags $(4) and the build tags $(5), if any.
 define go-install-tool
 @echo "Building $(2)@$(3)"
-@tmp=$$(mktemp -d) && CGO_ENABLED=0 GOBIN=$$tmp go install -trimpath -ldflags "-s -w $(4)" -tags "$(5)" $(2)@$(3) \
+@tmp=$$(mktemp -d) && GOBIN=$$tmp go install -ldflags "-s -w $(4)" -tags "$(5)" $(2)@$(3) \
 	&& mv $$tmp/* $(1) && rm -rf $$tmp
 endef

@@ -71,7 +71,7 @@ var _ = Describe("High availability", Serial, func() {
 			killedAt := <-killed
 			var takeover time.Duration
 			Eventually(ctx, func(g Gomega) {
-				holder := leaseHolder(ctx, g)
+				holder := leaseHolder(ctx, g, operatorNamespace)
 				g.Expect(holder).NotTo(BeEmpty())
 				g.Expect(holder).NotTo(Equal(oldHolder), "the killed replica still holds the lease")
 				takeover = time.Since(killedAt)
@@ -120,7 +120,7 @@ var _ = Describe("High availability", Serial, func() {
 func leaseHolderNow(ctx context.Context) string {
 	var holder string
 	Eventually(ctx, func(g Gomega) {
-		holder = leaseHolder(ctx, g)
+		holder = leaseHolder(ctx, g, operatorNamespace)
 		g.Expect(holder).NotTo(BeEmpty())
 	}).Should(Succeed())
 	return holder

@@ -67,7 +67,7 @@ var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func
 	})
 
 	It("runs two replicas from its image under the restricted profile, with passing probes, one of them leading", func(ctx SpecContext) {
-		pods := managerPods(ctx)
+		pods := managerPods(ctx, operatorNamespace)
 		Expect(pods).To(HaveLen(2))
 		for _, pod := range pods {
 			Expect(pod.Spec.NodeName).To(Equal(realNodeName(ctx)), "the kubelet, not kwok, runs it")
@@ -80,7 +80,7 @@ var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func
 			Expect(pod.Status.ContainerStatuses).To(ConsistOf(And(
 				HaveField("Ready", BeTrue()), HaveField("RestartCount", BeZero()))))
 		}
-		Eventually(ctx, func(g Gomega) { g.Expect(leaderPod(ctx, g)).NotTo(BeEmpty()) }).Should(Succeed())
+		Eventually(ctx, func(g Gomega) { g.Expect(leaderPod(ctx, g, operatorNamespace)).NotTo(BeEmpty()) }).Should(Succeed())
 
 		By("reconciling a WebServer whose pods run on the real node")
 		readyWebServer(ctx, realNamespace(ctx, "incluster"), "web")
@@ -115,26 +115,32 @@ var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func
 	})
 
 	It("hands the lead over when the leader's pod is deleted at once", func(ctx SpecContext) {
-		var leader string
-		Eventually(ctx, func(g Gomega) { leader = leaderPod(ctx, g); g.Expect(leader).NotTo(BeEmpty()) }).Should(Succeed())
-		deleted := time.Now()
-		Expect(k8sClient.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: leader, Namespace: operatorNamespace}},
-			client.GracePeriodSeconds(0))).To(Succeed())
-		var next string
-		Eventually(ctx, func(g Gomega) {
-			next = leaderPod(ctx, g)
-			g.Expect(next).NotTo(BeEmpty())
-			g.Expect(next).NotTo(Equal(leader))
-		}).WithTimeout(60 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
-		takeover := time.Since(deleted)
-		GinkgoWriter.Printf("Takeover in the cluster: pod %s led %.1fs after pod %s was deleted\n", next, takeover.Seconds(), leader)
-		AddReportEntry("in-cluster takeover", takeover.String())
+		expectHandover(ctx, operatorNamespace)
 
 		By("the new leader reconciling")
 		readyWebServer(ctx, realNamespace(ctx, "takeover"), "after")
-		Eventually(ctx, func(g Gomega) { g.Expect(managerPods(ctx)).To(HaveLen(2)) }).Should(Succeed())
+		Eventually(ctx, func(g Gomega) { g.Expect(managerPods(ctx, operatorNamespace)).To(HaveLen(2)) }).Should(Succeed())
 	})
 })
+
+// expectHandover deletes the leading manager pod in namespace at once and
+// waits for another pod to lead, and reports how long that took.
+func expectHandover(ctx context.Context, namespace string) {
+	var leader string
+	Eventually(ctx, func(g Gomega) { leader = leaderPod(ctx, g, namespace); g.Expect(leader).NotTo(BeEmpty()) }).Should(Succeed())
+	deleted := time.Now()
+	Expect(k8sClient.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: leader, Namespace: namespace}},
+		client.GracePeriodSeconds(0))).To(Succeed())
+	var next string
+	Eventually(ctx, func(g Gomega) {
+		next = leaderPod(ctx, g, namespace)
+		g.Expect(next).NotTo(BeEmpty())
+		g.Expect(next).NotTo(Equal(leader))
+	}).WithTimeout(60 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+	takeover := time.Since(deleted)
+	GinkgoWriter.Printf("Takeover in %s: pod %s led %.1fs after pod %s was deleted\n", namespace, next, takeover.Seconds(), leader)
+	AddReportEntry("takeover in the cluster", takeover.String())
+}
 
 // deploy applies config/default, as `make deploy` does, with the manager
 // running the image `make images` pushed (by digest, so a rebuilt image of
@@ -169,10 +175,11 @@ func deploy(ctx context.Context) {
 	}).WithTimeout(180 * time.Second).Should(Succeed())
 }
 
-// managerPods are the running pods of the manager's Deployment.
-func managerPods(ctx context.Context) []corev1.Pod {
+// managerPods are the running pods of the manager's Deployment in
+// namespace.
+func managerPods(ctx context.Context, namespace string) []corev1.Pod {
 	pods := &corev1.PodList{}
-	Expect(k8sClient.List(ctx, pods, client.InNamespace(operatorNamespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+	Expect(k8sClient.List(ctx, pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
 	var running []corev1.Pod
 	for _, pod := range pods.Items {
 		if pod.DeletionTimestamp == nil && pod.Status.Phase == corev1.PodRunning {
@@ -184,8 +191,8 @@ func managerPods(ctx context.Context) []corev1.Pod {
 
 // leaderPod is the pod holding the Lease: client-go's identity is the pod's
 // name and a random suffix.
-func leaderPod(ctx context.Context, g Gomega) string {
-	name, _, _ := strings.Cut(leaseHolder(ctx, g), "_")
+func leaderPod(ctx context.Context, g Gomega, namespace string) string {
+	name, _, _ := strings.Cut(leaseHolder(ctx, g, namespace), "_")
 	return name
 }
 

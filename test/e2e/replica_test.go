@@ -116,9 +116,9 @@ func (r *replica) tail() string {
 
 // leaseHolder is the identity holding the leader election Lease, "" when
 // none does.
-func leaseHolder(ctx context.Context, g Gomega) string {
+func leaseHolder(ctx context.Context, g Gomega, namespace string) string {
 	lease := &coordinationv1.Lease{}
-	err := k8sClient.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: leaseName}, lease)
+	err := k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: leaseName}, lease)
 	g.Expect(client.IgnoreNotFound(err)).To(Succeed())
 	return ptr.Deref(lease.Spec.HolderIdentity, "")
 }

@@ -95,7 +95,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// Two replicas, as the manager's Deployment runs: one leads.
 	addReplica()
 	addReplica()
-	Eventually(ctx, func(g Gomega) { g.Expect(leaseHolder(ctx, g)).NotTo(BeEmpty()) }).Should(Succeed())
+	Eventually(ctx, func(g Gomega) { g.Expect(leaseHolder(ctx, g, operatorNamespace)).NotTo(BeEmpty()) }).Should(Succeed())
 })
 
 var _ = AfterSuite(func() {
