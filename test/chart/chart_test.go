@@ -55,15 +55,21 @@ func run(t *testing.T, tool string, args ...string) (string, error) {
 // values of sets (--set flags), tests and CRDs included.
 func render(t *testing.T, sets ...string) ([]*unstructured.Unstructured, error) {
 	t.Helper()
-	args := []string{"template", release, chart, "--namespace", namespace, "--include-crds"}
-	for _, s := range sets {
-		args = append(args, "--set", s)
-	}
+	args := append([]string{"template", release, chart, "--namespace", namespace, "--include-crds"}, setFlags(sets)...)
 	out, err := run(t, "HELM", args...)
 	if err != nil {
 		return nil, err
 	}
 	return decode(t, out), nil
+}
+
+// setFlags are the --set flags of values like "ha=true".
+func setFlags(sets []string) []string {
+	flags := make([]string, 0, 2*len(sets))
+	for _, s := range sets {
+		flags = append(flags, "--set", s)
+	}
+	return flags
 }
 
 func decode(t *testing.T, manifests string) []*unstructured.Unstructured {
@@ -114,11 +120,7 @@ func TestChartVersionIsTheOperators(t *testing.T) {
 func TestLintsStrictly(t *testing.T) {
 	for _, sets := range [][]string{nil, {"ha=true"}, {"watchNamespaces={team-a,team-b}"}, {"metrics.enabled=false"}} {
 		t.Run(strings.Join(sets, ","), func(t *testing.T) {
-			args := []string{"lint", "--strict", chart}
-			for _, s := range sets {
-				args = append(args, "--set", s)
-			}
-			out, err := run(t, "HELM", args...)
+			out, err := run(t, "HELM", append([]string{"lint", "--strict", chart}, setFlags(sets)...)...)
 			NewWithT(t).Expect(err).NotTo(HaveOccurred(), out)
 			NewWithT(t).Expect(out).To(ContainSubstring("1 chart(s) linted, 0 chart(s) failed"))
 		})
