@@ -315,6 +315,19 @@ test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite aga
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
 		IMAGES_RECORD=$(IMAGES_RECORD) go test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v
 
+# The benchmark's sizes: BENCH_N=100,1000,5000 where the machine has room.
+BENCH_N ?= 100,1000
+BENCH_IDLE ?= 60s
+
+.PHONY: bench
+bench: cluster-up build kustomize ## Measure the operator against raw client-go on the kwok nodes (BENCH_N, BENCH_IDLE, BENCH_FLAGS for the operator, BENCH_OUT): a table, and JSON (default in bin/bench).
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager KWOK_VERSION=$(KWOK_VERSION) \
+		go run ./test/bench -n $(BENCH_N) -idle $(BENCH_IDLE) $(if $(BENCH_OUT),-out $(BENCH_OUT)) -- $(BENCH_FLAGS)
+
+.PHONY: bench-compare
+bench-compare: ## Print the ratios of two benchmark runs: OLD=a.json NEW=b.json.
+	go run ./test/bench compare $(OLD) $(NEW)
+
 ##@ Images
 
 # The images are built without a container engine by hack/images, from

@@ -43,6 +43,7 @@ type options struct {
 	secureMetrics          bool
 	enableHTTP2            bool
 	probeAddr              string
+	pprofAddr              string
 	leaderElect            bool
 	leaderElectionNS       string
 	leaseDuration          time.Duration
@@ -60,6 +61,8 @@ func main() {
 	flag.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Serve metrics over HTTP/2 as well. Off by default against the HTTP/2 Stream Cancellation and Rapid Reset CVEs.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the liveness and readiness probes bind to.")
+	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "0",
+		"The address pprof's profiles are served on, without authentication: bind it to loopback. 0 turns it off.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false,
 		"Elect a leader on a Lease, so that of several replicas only one reconciles at a time.")
 	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",
@@ -100,6 +103,7 @@ func run(o options) error {
 		Scheme:                        scheme,
 		Metrics:                       metricsOptions(o),
 		HealthProbeBindAddress:        o.probeAddr,
+		PprofBindAddress:              o.pprofAddr,
 		LeaderElection:                o.leaderElect,
 		LeaderElectionID:              kube.LeaderElectionID,
 		LeaderElectionNamespace:       o.leaderElectionNS,

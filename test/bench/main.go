@@ -1,0 +1,154 @@
+// Command bench measures what the operator costs on top of the objects it
+// makes: on the local cluster's kwok nodes, raw client-go makes N of the
+// objects each kind stands for (the baseline), then the operator, run as a
+// local process with its in-cluster flags, is given N custom resources of
+// each kind at once. It prints a table and writes the figures as JSON;
+// `bench compare OLD NEW` prints the ratios of two such files.
+//
+// usage: bench [-n 100,1000] [-kinds WebServer,Echo] [-idle 60s] [-out FILE] [-- OPERATOR-FLAG...]
+//
+//	bench compare OLD.json NEW.json
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// clients talk to the cluster as its admin.
+type clients struct {
+	dyn  dynamic.Interface
+	kube kubernetes.Interface
+	// mapper learns the custom resources once the operator installs them.
+	mapper *restmapper.DeferredDiscoveryRESTMapper
+}
+
+type config struct {
+	sizes   []int
+	kinds   []kind
+	workers int
+	idle    time.Duration
+	out     string
+	root    string
+	flags   []string
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "compare" {
+		if len(os.Args) != 4 {
+			fail(fmt.Errorf("usage: %s compare OLD.json NEW.json", os.Args[0]))
+		}
+		fail(compare(os.Stdout, os.Args[2], os.Args[3]))
+		return
+	}
+	cfg, err := parseFlags()
+	fail(err)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	fail(bench(ctx, cfg))
+}
+
+func fail(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags() (config, error) {
+	var cfg config
+	sizes := flag.String("n", "100,1000", "How many custom resources of each kind, one run per size, comma-separated.")
+	names := flag.String("kinds", "WebServer,Echo,ImmortalContainer,DemoVolume", "The kinds to measure, comma-separated.")
+	flag.IntVar(&cfg.workers, "workers", 32, "How many goroutines create the objects.")
+	flag.DurationVar(&cfg.idle, "idle", time.Minute, "How long to watch the operator idle once every object is Ready.")
+	flag.StringVar(&cfg.out, "out", "", "The JSON file to write (default bin/bench/<time>.json).")
+	flag.Parse()
+	cfg.flags = flag.Args()
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("-n: %q is not a positive number", s)
+		}
+		cfg.sizes = append(cfg.sizes, n)
+	}
+	for _, name := range strings.Split(*names, ",") {
+		i := slices.IndexFunc(kinds, func(k kind) bool { return strings.EqualFold(k.name, strings.TrimSpace(name)) })
+		if i < 0 {
+			return cfg, fmt.Errorf("-kinds: no kind %q", name)
+		}
+		cfg.kinds = append(cfg.kinds, kinds[i])
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.root = root
+	if cfg.out == "" {
+		cfg.out = filepath.Join(root, "bin", "bench", time.Now().UTC().Format("20060102T150405Z")+".json")
+	}
+	return cfg, nil
+}
+
+func newClients() (*clients, string, error) {
+	rest, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		clientcmd.NewDefaultClientConfigLoadingRules(), nil).ClientConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	// No client-side rate limit: the baseline goes as fast as the API
+	// server lets it, as the operator's client does.
+	rest.QPS = -1
+	c := &clients{}
+	if c.dyn, err = dynamic.NewForConfig(rest); err != nil {
+		return nil, "", err
+	}
+	if c.kube, err = kubernetes.NewForConfig(rest); err != nil {
+		return nil, "", err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(rest)
+	if err != nil {
+		return nil, "", err
+	}
+	version, err := disco.ServerVersion()
+	if err != nil {
+		return nil, "", fmt.Errorf("reaching the cluster: %w", err)
+	}
+	c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
+	return c, version.GitVersion, nil
+}
+
+func bench(ctx context.Context, cfg config) error {
+	c, kubeVersion, err := newClients()
+	if err != nil {
+		return err
+	}
+	report := newReport(cfg, kubeVersion)
+	for _, n := range cfg.sizes {
+		result, err := c.benchSize(ctx, cfg, n)
+		if err != nil {
+			return fmt.Errorf("N=%d: %w", n, err)
+		}
+		report.Runs = append(report.Runs, result)
+		result.print(os.Stdout)
+	}
+	if err := report.write(cfg.out); err != nil {
+		return err
+	}
+	fmt.Printf("\nwrote %s\n", cfg.out)
+	return nil
+}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+const (
+	operatorNamespace = "seed-operator-system"
+	// scraper is the ServiceAccount the benchmark reads the operator's
+	// metrics as: the metrics are served to authorized clients only.
+	scraper            = "seed-bench-scraper"
+	metricsReaderRole  = "seed-operator-metrics-reader"
+	clockTicksPerSec   = 100
+	operatorStartLimit = 2 * time.Minute
+)
+
+// operator is the manager as a local process, under its ServiceAccount,
+// with the flags it has in the cluster (config/manager), and pprof on
+// loopback to read its heap.
+type operator struct {
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	logPath string
+	ports   struct{ probe, metrics, pprof int }
+	token   string
+	http    *http.Client
+}
+
+// inClusterFlags are config/manager's flags beside those that bind ports.
+var inClusterFlags = []string{
+	"--leader-elect-lease-duration=15s", "--leader-elect-renew-deadline=10s", "--leader-elect-retry-period=2s",
+}
+
+func (c *clients) startOperator(ctx context.Context, root, dir string, port int, extraFlags []string) (*operator, error) {
+	if err := run(ctx, root, filepath.Join(root, "hack", "operator.sh"), "install"); err != nil {
+		return nil, err
+	}
+	c.mapper.Reset()
+	token, err := c.scraperToken(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	o := &operator{logPath: filepath.Join(dir, "operator.log"), exited: make(chan struct{}), token: token}
+	o.ports.probe, o.ports.metrics, o.ports.pprof = port, port+1, port+2
+	// The metrics are served with the operator's self-signed certificate,
+	// on loopback.
+	o.http = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // a self-signed certificate on loopback
+	}}
+	log, err := os.Create(o.logPath)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"run", dir,
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", o.ports.probe),
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", o.ports.metrics),
+		fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", o.ports.pprof),
+	}, inClusterFlags...)
+	// hack/operator.sh execs the manager: this process is the manager.
+	o.cmd = exec.Command(filepath.Join(root, "hack", "operator.sh"), append(args, extraFlags...)...)
+	o.cmd.Dir, o.cmd.Stdout, o.cmd.Stderr = root, log, log
+	if err := o.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		_ = o.cmd.Wait()
+		_ = log.Close()
+		close(o.exited)
+	}()
+	return o, o.awaitLeader(ctx)
+}
+
+// awaitLeader waits until the operator is ready and holds the lead, when
+// its controllers run.
+func (o *operator) awaitLeader(ctx context.Context) error {
+	deadline := time.Now().Add(operatorStartLimit)
+	for time.Now().Before(deadline) {
+		select {
+		case <-o.exited:
+			return fmt.Errorf("the operator exited; see %s", o.logPath)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+		m, err := o.metrics(ctx)
+		if err == nil && m.value("leader_election_master_status") == 1 {
+			return nil
+		}
+	}
+	return fmt.Errorf("the operator did not lead within %s; see %s", operatorStartLimit, o.logPath)
+}
+
+func (o *operator) stop() error {
+	if o.cmd.Process == nil {
+		return nil
+	}
+	_ = o.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-o.exited:
+		return nil
+	case <-time.After(time.Minute):
+		_ = o.cmd.Process.Kill()
+		return errors.New("the operator did not stop within a minute of SIGINT")
+	}
+}
+
+func (o *operator) get(ctx context.Context, url string, bearer bool) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	if bearer {
+		req.Header.Set("Authorization", "Bearer "+o.token)
+	}
+	resp, err := o.http.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return string(body), nil
+}
+
+func (o *operator) metrics(ctx context.Context) (metrics, error) {
+	body, err := o.get(ctx, fmt.Sprintf("https://127.0.0.1:%d/metrics", o.ports.metrics), true)
+	if err != nil {
+		return nil, err
+	}
+	return parseMetrics(body)
+}
+
+// heapInUse is the operator's heap in use right after a garbage collection,
+// from the runtime.MemStats that pprof's heap profile prints.
+func (o *operator) heapInUse(ctx context.Context) (uint64, error) {
+	body, err := o.get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap?gc=1&debug=1", o.ports.pprof), false)
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(body) {
+		if value, ok := strings.CutPrefix(strings.TrimSpace(line), "# HeapInuse = "); ok {
+			return strconv.ParseUint(value, 10, 64)
+		}
+	}
+	return 0, errors.New("the heap profile has no HeapInuse")
+}
+
+// procStats are the operator's peak and current resident memory, in bytes,
+// and the CPU time it has used, in seconds, from /proc.
+type procStats struct {
+	peakRSS, rss uint64
+	cpuSeconds   float64
+}
+
+func (o *operator) proc() (procStats, error) {
+	var s procStats
+	dir := fmt.Sprintf("/proc/%d", o.cmd.Process.Pid)
+	status, err := os.Open(filepath.Join(dir, "status"))
+	if err != nil {
+		return s, err
+	}
+	defer func() { _ = status.Close() }()
+	scanner := bufio.NewScanner(status)
+	for scanner.Scan() {
+		fields := strings.Fields(scanner.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		kib, _ := strconv.ParseUint(fields[1], 10, 64)
+		switch fields[0] {
+		case "VmHWM:":
+			s.peakRSS = kib * 1024
+		case "VmRSS:":
+			s.rss = kib * 1024
+		}
+	}
+	stat, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return s, err
+	}
+	// The fields after the command name, which is in parentheses: utime
+	// and stime are the 12th and 13th of them.
+	_, after, _ := strings.Cut(string(stat), ") ")
+	fields := strings.Fields(after)
+	if len(fields) < 13 {
+		return s, fmt.Errorf("reading %s/stat: too few fields", dir)
+	}
+	utime, _ := strconv.ParseFloat(fields[11], 64)
+	stime, _ := strconv.ParseFloat(fields[12], 64)
+	s.cpuSeconds = (utime + stime) / clockTicksPerSec
+	return s, scanner.Err()
+}
+
+// scraperToken is a token of a ServiceAccount bound to the operator's
+// metrics-reader ClusterRole.
+func (c *clients) scraperToken(ctx context.Context) (string, error) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: scraper, Namespace: operatorNamespace}}
+	if _, err := c.kube.CoreV1().ServiceAccounts(operatorNamespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("creating the scraper's ServiceAccount: %w", err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: scraper},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scraper, Namespace: operatorNamespace}},
+	}
+	if _, err := c.kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("binding the scraper to %s: %w", metricsReaderRole, err)
+	}
+	req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](4 * 3600)}}
+	token, err := c.kube.CoreV1().ServiceAccounts(operatorNamespace).CreateToken(ctx, scraper, req, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("requesting the scraper's token: %w", err)
+	}
+	return token.Status.Token, nil
+}
+
+func run(ctx context.Context, dir, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Stderr = dir, os.Stderr
+	if out, err := cmd.Output(); err != nil {
+		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// report is what one run of the benchmark measured, and where.
+type report struct {
+	Date          string       `json:"date"`
+	Commit        string       `json:"commit"`
+	Machine       machine      `json:"machine"`
+	Versions      versions     `json:"versions"`
+	Workers       int          `json:"workers"`
+	OperatorFlags []string     `json:"operatorFlags,omitempty"`
+	Runs          []sizeResult `json:"runs"`
+}
+
+type machine struct {
+	Cores  int    `json:"cores"`
+	Kernel string `json:"kernel"`
+}
+
+type versions struct {
+	Go         string `json:"go"`
+	Kubernetes string `json:"kubernetes"`
+	Kwok       string `json:"kwok"`
+}
+
+// sizeResult is one run with N custom resources of each kind.
+type sizeResult struct {
+	N          int          `json:"n"`
+	Kinds      []kindResult `json:"kinds"`
+	Idle       idleResult   `json:"idle"`
+	Memory     memoryResult `json:"memory"`
+	CPUSeconds float64      `json:"cpuSeconds"`
+}
+
+type kindResult struct {
+	Kind     string         `json:"kind"`
+	Baseline burstResult    `json:"baseline"`
+	Operator operatorResult `json:"operator"`
+	// Ratio is the operator's time to all Ready over the baseline's.
+	Ratio float64 `json:"ratio"`
+}
+
+type operatorResult struct {
+	burstResult
+	// RequestsPerCR are the operator's API requests by method, over N,
+	// the renewals of its Lease aside.
+	RequestsPerCR map[string]float64 `json:"requestsPerCR"`
+	// EventsPerCR are the events it recorded, over N; WritesPerCR its
+	// other writes (POST, PUT, PATCH, DELETE), over N.
+	EventsPerCR     float64 `json:"eventsPerCR"`
+	WritesPerCR     float64 `json:"writesPerCR"`
+	ReconcilesPerCR float64 `json:"reconcilesPerCR"`
+	ReconcileErrors int     `json:"reconcileErrors"`
+	CPUSeconds      float64 `json:"cpuSeconds"`
+	RSSBytes        uint64  `json:"rssBytes"`
+}
+
+type idleResult struct {
+	Seconds        float64 `json:"seconds"`
+	Writes         int     `json:"writes"`
+	Reconciles     int     `json:"reconciles"`
+	ObjectsChanged int     `json:"objectsChanged"`
+}
+
+type memoryResult struct {
+	PeakRSSBytes   uint64 `json:"peakRSSBytes"`
+	HeapStartBytes uint64 `json:"heapStartBytes"`
+	HeapEndBytes   uint64 `json:"heapEndBytes"`
+	// CachedObjects are the custom resources and owned objects the
+	// operator's cache holds at the end.
+	CachedObjects      int     `json:"cachedObjects"`
+	HeapPerObjectBytes float64 `json:"heapPerObjectBytes"`
+}
+
+func newReport(cfg config, kubeVersion string) *report {
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	return &report{
+		Date:          time.Now().UTC().Format(time.RFC3339),
+		Commit:        commit(cfg.root),
+		Machine:       machine{Cores: runtime.NumCPU(), Kernel: strings.TrimSpace(string(kernel))},
+		Versions:      versions{Go: runtime.Version(), Kubernetes: kubeVersion, Kwok: os.Getenv("KWOK_VERSION")},
+		Workers:       cfg.workers,
+		OperatorFlags: cfg.flags,
+	}
+}
+
+// commit is the checked-out commit, marked dirty when the tree differs.
+func commit(root string) string {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if status, _ := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); len(status) > 0 {
+		c += "-dirty"
+	}
+	return c
+}
+
+func (r *report) write(path string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+const mib = 1 << 20
+
+func (s sizeResult) print(w io.Writer) {
+	fmt.Fprintf(w, "\nN=%d\n", s.N)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\traw s\toperator s\tratio\tp50 s\tp95 s\tp99 s\twrites/CR\tevents/CR\trequests/CR\treconciles/CR\terrors\tCPU s\tRSS MiB\t")
+	for _, k := range s.Kinds {
+		o := k.Operator
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.2f\t%d\t%.1f\t%.0f\t\n",
+			k.Kind, k.Baseline.Seconds, o.Seconds, k.Ratio, o.P50, o.P95, o.P99, o.WritesPerCR, o.EventsPerCR,
+			byMethod(o.RequestsPerCR), o.ReconcilesPerCR, o.ReconcileErrors, o.CPUSeconds, float64(o.RSSBytes)/mib)
+	}
+	_ = tw.Flush()
+	m := s.Memory
+	fmt.Fprintf(w, "idle %.0fs: %d writes, %d reconciles, %d objects changed\n", s.Idle.Seconds, s.Idle.Writes, s.Idle.Reconciles, s.Idle.ObjectsChanged)
+	fmt.Fprintf(w, "memory: peak RSS %.1f MiB; heap %.1f -> %.1f MiB over %d cached objects: %.2f KiB each; CPU %.1f s\n",
+		float64(m.PeakRSSBytes)/mib, float64(m.HeapStartBytes)/mib, float64(m.HeapEndBytes)/mib, m.CachedObjects, m.HeapPerObjectBytes/1024, s.CPUSeconds)
+}
+
+func byMethod(requests map[string]float64) string {
+	var parts []string
+	for _, method := range slices.Sorted(maps.Keys(requests)) {
+		parts = append(parts, fmt.Sprintf("%s %.2f", method, requests[method]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func load(path string) (*report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &report{}
+	if err := json.Unmarshal(data, r); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// compare prints, for each size and kind both reports have, the old and
+// new figures and their ratio (new over old: below 1 is better).
+func compare(w io.Writer, oldPath, newPath string) error {
+	before, err := load(oldPath)
+	if err != nil {
+		return err
+	}
+	after, err := load(newPath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "old %s (%s), new %s (%s)\n", before.Commit, before.Date, after.Commit, after.Date)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "N\tfigure\told\tnew\tnew/old\t")
+	row := func(n int, figure string, old, new float64) {
+		ratio := "-"
+		if old != 0 {
+			ratio = fmt.Sprintf("%.2f", new/old)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.2f\t%s\t\n", n, figure, old, new, ratio)
+	}
+	for _, a := range after.Runs {
+		i := slices.IndexFunc(before.Runs, func(b sizeResult) bool { return b.N == a.N })
+		if i < 0 {
+			continue
+		}
+		b := before.Runs[i]
+		for _, k := range a.Kinds {
+			j := slices.IndexFunc(b.Kinds, func(o kindResult) bool { return o.Kind == k.Kind })
+			if j < 0 {
+				continue
+			}
+			o := b.Kinds[j]
+			row(a.N, k.Kind+" operator s", o.Operator.Seconds, k.Operator.Seconds)
+			row(a.N, k.Kind+" ratio to raw", o.Ratio, k.Ratio)
+			row(a.N, k.Kind+" p99 s", o.Operator.P99, k.Operator.P99)
+			row(a.N, k.Kind+" writes/CR", o.Operator.WritesPerCR, k.Operator.WritesPerCR)
+			row(a.N, k.Kind+" reconciles/CR", o.Operator.ReconcilesPerCR, k.Operator.ReconcilesPerCR)
+		}
+		row(a.N, "idle writes", float64(b.Idle.Writes), float64(a.Idle.Writes))
+		row(a.N, "peak RSS MiB", float64(b.Memory.PeakRSSBytes)/mib, float64(a.Memory.PeakRSSBytes)/mib)
+		row(a.N, "heap/object KiB", b.Memory.HeapPerObjectBytes/1024, a.Memory.HeapPerObjectBytes/1024)
+		row(a.N, "CPU s", b.CPUSeconds, a.CPUSeconds)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+const (
+	operatorPort = 18480
+	leaseName    = kube.LeaderElectionID
+	// namespaceGoneLimit is how long a bench namespace may take to go.
+	namespaceGoneLimit = 10 * time.Minute
+)
+
+// ownedResources are the kinds of object the operator makes; its cache
+// holds those with its managed-by label.
+var ownedResources = []schema.GroupVersionResource{
+	deployments, jobs, pods, claims,
+	corev1.SchemeGroupVersion.WithResource("services"),
+	{Group: "batch", Version: "v1", Resource: "cronjobs"},
+}
+
+// benchSize runs the baseline and then the operator for every kind, with
+// n objects each.
+func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult, error) {
+	res := sizeResult{N: n}
+	timeout := 5*time.Minute + time.Duration(n)*time.Second
+	// What an interrupted run left.
+	for _, k := range cfg.kinds {
+		for _, namespace := range []string{"bench-raw-" + strings.ToLower(k.name), "bench-" + strings.ToLower(k.name)} {
+			if err := c.deleteNamespace(ctx, namespace); err != nil {
+				return res, err
+			}
+		}
+	}
+	for _, k := range cfg.kinds {
+		namespace := "bench-raw-" + strings.ToLower(k.name)
+		fmt.Printf("N=%d %s: raw client-go\n", n, k.name)
+		b, err := c.inNamespace(ctx, namespace, func() (burstResult, error) {
+			return c.burst(ctx, namespace, n, cfg.workers, k.baseline, timeout)
+		})
+		if err != nil {
+			return res, fmt.Errorf("baseline of %s: %w", k.name, err)
+		}
+		if err := c.deleteNamespace(ctx, namespace); err != nil {
+			return res, err
+		}
+		res.Kinds = append(res.Kinds, kindResult{Kind: k.name, Baseline: b})
+	}
+
+	op, err := c.startOperator(ctx, cfg.root, filepath.Join(cfg.root, "bin", "bench", fmt.Sprintf("operator-%d", n)), operatorPort, cfg.flags)
+	if err != nil {
+		return res, err
+	}
+	defer func() { _ = op.stop() }()
+	renewals, err := c.countLeaseUpdates(ctx)
+	if err != nil {
+		return res, err
+	}
+	heapStart, err := op.heapInUse(ctx)
+	if err != nil {
+		return res, err
+	}
+
+	var namespaces []string
+	for i, k := range cfg.kinds {
+		namespace := "bench-" + strings.ToLower(k.name)
+		namespaces = append(namespaces, namespace)
+		fmt.Printf("N=%d %s: the operator\n", n, k.name)
+		before, err := op.snapshot(ctx, renewals)
+		if err != nil {
+			return res, err
+		}
+		b, err := c.inNamespace(ctx, namespace, func() (burstResult, error) {
+			return c.burst(ctx, namespace, n, cfg.workers, k.operator, timeout)
+		})
+		if err != nil {
+			return res, fmt.Errorf("%s: %w (operator log: %s)", k.name, err, op.logPath)
+		}
+		after, err := op.snapshot(ctx, renewals)
+		if err != nil {
+			return res, err
+		}
+		events, err := c.countEvents(ctx, namespace)
+		if err != nil {
+			return res, err
+		}
+		res.Kinds[i].Operator = operatorFigures(b, before, after, n, events, k.controller)
+		res.Kinds[i].Ratio = b.Seconds / res.Kinds[i].Baseline.Seconds
+	}
+
+	fmt.Printf("N=%d: the operator idles for %s\n", n, cfg.idle)
+	if res.Idle, err = c.idle(ctx, op, renewals, namespaces, cfg.idle); err != nil {
+		return res, err
+	}
+	heapEnd, err := op.heapInUse(ctx)
+	if err != nil {
+		return res, err
+	}
+	cached, err := c.countCached(ctx, namespaces)
+	if err != nil {
+		return res, err
+	}
+	stats, err := op.proc()
+	if err != nil {
+		return res, err
+	}
+	res.Memory = memoryResult{
+		PeakRSSBytes: stats.peakRSS, HeapStartBytes: heapStart, HeapEndBytes: heapEnd, CachedObjects: cached,
+		HeapPerObjectBytes: (float64(heapEnd) - float64(heapStart)) / float64(max(cached, 1)),
+	}
+	res.CPUSeconds = stats.cpuSeconds
+	// The operator runs until its objects are gone: some hold finalizers
+	// it removes.
+	for _, namespace := range namespaces {
+		if err := c.deleteNamespace(ctx, namespace); err != nil {
+			return res, err
+		}
+	}
+	return res, op.stop()
+}
+
+// snapshot is what the operator has done so far.
+type snapshot struct {
+	metrics  metrics
+	proc     procStats
+	renewals int64
+}
+
+func (o *operator) snapshot(ctx context.Context, renewals *atomic.Int64) (snapshot, error) {
+	m, err := o.metrics(ctx)
+	if err != nil {
+		return snapshot{}, err
+	}
+	p, err := o.proc()
+	return snapshot{metrics: m, proc: p, renewals: renewals.Load()}, err
+}
+
+// requests are the operator's API requests between two snapshots, by
+// method, without those that renew its Lease (a GET and a PUT each).
+func requests(before, after snapshot) map[string]float64 {
+	out := after.metrics.by("rest_client_requests_total", "method", nil)
+	for method, count := range before.metrics.by("rest_client_requests_total", "method", nil) {
+		out[method] -= count
+	}
+	renewals := float64(after.renewals - before.renewals)
+	out["GET"] -= renewals
+	out["PUT"] -= renewals
+	for method, count := range out {
+		if count == 0 {
+			delete(out, method)
+		}
+	}
+	return out
+}
+
+func writes(requests map[string]float64) float64 {
+	return requests["POST"] + requests["PUT"] + requests["PATCH"] + requests["DELETE"]
+}
+
+func operatorFigures(b burstResult, before, after snapshot, n, events int, controller string) operatorResult {
+	perCR := requests(before, after)
+	total := writes(perCR)
+	for method := range perCR {
+		perCR[method] /= float64(n)
+	}
+	reconciles := func(s snapshot, labels map[string]string) float64 {
+		return s.metrics.sum("controller_runtime_reconcile_total", labels)
+	}
+	ofController := map[string]string{"controller": controller}
+	errorsOf := map[string]string{"controller": controller, "result": "error"}
+	return operatorResult{
+		burstResult:     b,
+		RequestsPerCR:   perCR,
+		EventsPerCR:     float64(events) / float64(n),
+		WritesPerCR:     (total - float64(events)) / float64(n),
+		ReconcilesPerCR: (reconciles(after, ofController) - reconciles(before, ofController)) / float64(n),
+		ReconcileErrors: int(reconciles(after, errorsOf) - reconciles(before, errorsOf)),
+		CPUSeconds:      after.proc.cpuSeconds - before.proc.cpuSeconds,
+		RSSBytes:        after.proc.rss,
+	}
+}
+
+// idle watches the operator while nothing changes: it should write
+// nothing, reconcile nothing, and no object should change.
+func (c *clients) idle(ctx context.Context, op *operator, renewals *atomic.Int64, namespaces []string, d time.Duration) (idleResult, error) {
+	versionsBefore, err := c.versions(ctx, namespaces)
+	if err != nil {
+		return idleResult{}, err
+	}
+	before, err := op.snapshot(ctx, renewals)
+	if err != nil {
+		return idleResult{}, err
+	}
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+		return idleResult{}, ctx.Err()
+	}
+	after, err := op.snapshot(ctx, renewals)
+	if err != nil {
+		return idleResult{}, err
+	}
+	versionsAfter, err := c.versions(ctx, namespaces)
+	if err != nil {
+		return idleResult{}, err
+	}
+	changed := 0
+	for uid, version := range versionsAfter {
+		if versionsBefore[uid] != version {
+			changed++
+		}
+	}
+	for uid := range versionsBefore {
+		if _, ok := versionsAfter[uid]; !ok {
+			changed++
+		}
+	}
+	all := "controller_runtime_reconcile_total"
+	return idleResult{
+		Seconds:        d.Seconds(),
+		Writes:         int(writes(requests(before, after))),
+		Reconciles:     int(after.metrics.value(all) - before.metrics.value(all)),
+		ObjectsChanged: changed,
+	}, nil
+}
+
+// crResources are the custom resources measured.
+var crResources = []schema.GroupVersionResource{webServers, echoes, immortalContainers, demoVolumes}
+
+// versions are the resourceVersions of the custom resources, the objects
+// of the kinds the operator makes, and the events, by UID.
+func (c *clients) versions(ctx context.Context, namespaces []string) (map[string]string, error) {
+	out := map[string]string{}
+	resources := append(append([]schema.GroupVersionResource{}, crResources...), ownedResources...)
+	resources = append(resources, eventsv1.SchemeGroupVersion.WithResource("events"))
+	for _, namespace := range namespaces {
+		for _, gvr := range resources {
+			list, err := c.dyn.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("listing %s: %w", gvr.Resource, err)
+			}
+			for _, item := range list.Items {
+				out[string(item.GetUID())] = item.GetResourceVersion()
+			}
+		}
+	}
+	return out, nil
+}
+
+// countCached counts the objects the operator's cache holds for the
+// benchmark: the custom resources, and the objects of the kinds it makes
+// that carry its managed-by label.
+func (c *clients) countCached(ctx context.Context, namespaces []string) (int, error) {
+	count := 0
+	managed := metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ManagedBy}
+	for _, namespace := range namespaces {
+		for _, gvr := range crResources {
+			list, err := c.dyn.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return 0, err
+			}
+			count += len(list.Items)
+		}
+		for _, gvr := range ownedResources {
+			list, err := c.dyn.Resource(gvr).Namespace(namespace).List(ctx, managed)
+			if err != nil {
+				return 0, err
+			}
+			count += len(list.Items)
+		}
+	}
+	return count, nil
+}
+
+func (c *clients) countEvents(ctx context.Context, namespace string) (int, error) {
+	list, err := c.kube.EventsV1().Events(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	count := 0
+	for _, e := range list.Items {
+		if e.ReportingController == kube.FieldManager {
+			count++
+		}
+	}
+	return count, nil
+}
+
+// countLeaseUpdates counts the updates of the operator's Lease, each a
+// renewal by the leader, until ctx ends.
+func (c *clients) countLeaseUpdates(ctx context.Context) (*atomic.Int64, error) {
+	leases := c.kube.CoordinationV1().Leases(operatorNamespace)
+	selector := fields.OneTermEqualSelector("metadata.name", leaseName).String()
+	current, err := leases.List(ctx, metav1.ListOptions{FieldSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, current.ResourceVersion, &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			options.FieldSelector = selector
+			return leases.Watch(ctx, options)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	count := &atomic.Int64{}
+	go func() {
+		defer w.Stop()
+		for e := range w.ResultChan() {
+			if _, ok := e.Object.(*coordinationv1.Lease); ok && e.Type == watch.Modified {
+				count.Add(1)
+			}
+		}
+	}()
+	return count, nil
+}
+
+// inNamespace makes namespace, then runs f.
+func (c *clients) inNamespace(ctx context.Context, namespace string, f func() (burstResult, error)) (burstResult, error) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
+	if _, err := c.kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return burstResult{}, fmt.Errorf("creating namespace %s (left from an earlier run? delete it): %w", namespace, err)
+	}
+	return f()
+}
+
+// deleteNamespace deletes namespace and waits until it is gone, so that
+// the next burst runs on a cluster as quiet as the first.
+func (c *clients) deleteNamespace(ctx context.Context, namespace string) error {
+	if err := c.kube.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	deadline := time.Now().Add(namespaceGoneLimit)
+	for time.Now().Before(deadline) {
+		_, err := c.kube.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	return errors.New("namespace " + namespace + " still there after " + namespaceGoneLimit.String())
+}
