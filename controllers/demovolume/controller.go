@@ -12,8 +12,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/kube"
@@ -89,10 +91,13 @@ func (r *Reconciler) release(ctx context.Context, dv *seedv1alpha1.DemoVolume) e
 	return kube.SetFinalizer(ctx, r.Client, dv, retainFinalizer, false)
 }
 
-// SetupWithManager reconciles a DemoVolume whenever it or its claim changes.
+// SetupWithManager reconciles a DemoVolume whenever its spec or its claim
+// changes, and when it is being deleted (which bumps its generation). Its
+// own status writes bring no reconcile: the status is computed from the
+// claim, never from the status before.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&seedv1alpha1.DemoVolume{}).
+		For(&seedv1alpha1.DemoVolume{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.PersistentVolumeClaim{}).
 		Named("demovolume").
 		Complete(r)

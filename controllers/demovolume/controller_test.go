@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -588,6 +589,11 @@ var _ = Describe("DemoVolume controller", func() {
 			g.Expect(reconciler.Get(ctx, key("data"), pvc)).To(Succeed())
 			g.Expect([]string{dv.ResourceVersion, pvc.ResourceVersion}).To(Equal(before))
 		}).Should(Succeed())
+
+		dv, pvc := &seedv1alpha1.DemoVolume{}, &corev1.PersistentVolumeClaim{}
+		Expect(k8sClient.Get(ctx, key("data"), dv)).To(Succeed())
+		Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
+		Expect(kube.UpToDate(desiredClaim(dv), pvc)).To(BeTrue(), "the claim is as applied: no apply is sent")
 
 		for range 3 {
 			Expect(reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: key("data")})).To(Equal(ctrl.Result{}))

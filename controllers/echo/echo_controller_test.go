@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -89,6 +90,7 @@ var _ = Describe("Echo controller", func() {
 		e := create(ctx, "hello", func(e *seedv1alpha1.Echo) { e.Spec.Message = "costs $(PRICE) today" })
 
 		job := jobOf(ctx, e)
+		Expect(kube.UpToDate(desiredJob(e), job)).To(BeTrue(), "the next reconcile finds the Job as applied, and sends nothing")
 		Expect(job.OwnerReferences).To(ConsistOf(And(
 			HaveField("UID", e.UID), HaveField("Kind", "Echo"), HaveField("Controller", HaveValue(BeTrue())),
 		)))

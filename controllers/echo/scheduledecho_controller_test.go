@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -50,6 +51,7 @@ var _ = Describe("ScheduledEcho controller", func() {
 		s := create(ctx, "tick")
 
 		cj := cronJobOf(ctx, s)
+		Expect(kube.UpToDate(desiredCronJob(s), cj)).To(BeTrue(), "the next reconcile finds the CronJob as applied, and sends nothing")
 		Expect(cj.OwnerReferences).To(ConsistOf(And(
 			HaveField("UID", s.UID), HaveField("Kind", "ScheduledEcho"), HaveField("Controller", HaveValue(BeTrue())),
 		)))

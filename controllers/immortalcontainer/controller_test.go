@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -146,6 +147,7 @@ var _ = Describe("ImmortalContainer controller", func() {
 		})
 
 		pod := podAfter(ctx, "app", "")
+		Expect(kube.UpToDate(desiredPod(ic), pod)).To(BeTrue(), "the next reconcile finds the pod as applied, and sends nothing")
 		Expect(pod.Name).To(Equal("app-immortalpod"))
 		Expect(pod.Namespace).To(Equal(namespace))
 		Expect(pod.OwnerReferences).To(ConsistOf(And(

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/kube"
@@ -61,12 +62,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, errors.Join(applyErr, kube.PatchStatus(ctx, r.Client, original, ws))
 }
 
-// SetupWithManager reconciles a WebServer whenever it, its Deployment or its
-// Service changes, so drift and deletion of either are put back at once,
-// and when one of its pods starts or stops failing to run.
+// SetupWithManager reconciles a WebServer whenever its spec changes, its
+// Deployment or its Service changes, so drift and deletion of either are
+// put back at once, and when one of its pods starts or stops failing to
+// run. Its own status writes bring no reconcile: the status is computed
+// from the Deployment and the pods, never from the status before.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&seedv1alpha1.WebServer{}).
+		For(&seedv1alpha1.WebServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(webServerOfPod), builder.WithPredicates(podProblemChanged)).

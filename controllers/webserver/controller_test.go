@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -404,6 +405,10 @@ var _ = Describe("WebServer controller", func() {
 			g.Expect(reconciler.Get(ctx, key, cached)).To(Succeed())
 			g.Expect(cached.ResourceVersion).To(Equal(before[0]))
 		}).Should(Succeed())
+
+		ws := webServer(ctx, Default, "web")
+		Expect(kube.UpToDate(desiredDeployment(ws), deploymentOf(ctx, "web"))).To(BeTrue(), "the Deployment is as applied: no apply is sent")
+		Expect(kube.UpToDate(desiredService(ws), serviceOf(ctx, "web"))).To(BeTrue(), "the Service is as applied: no apply is sent")
 
 		for range 3 {
 			Expect(reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: key})).To(Equal(ctrl.Result{}))

@@ -2,8 +2,9 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"net/http"
+	"reflect"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,6 +36,7 @@ const (
 // names the object it describes.
 type ApplyConfiguration interface {
 	runtime.ApplyConfiguration
+	GetAPIVersion() *string
 	GetKind() *string
 	GetName() *string
 	GetNamespace() *string
@@ -43,22 +45,30 @@ type ApplyConfiguration interface {
 // Applier creates and updates the objects a custom resource owns with
 // server-side apply, and records on the owner an event for each change.
 type Applier struct {
-	// Client reads from the manager's cache and writes to the API server.
+	// Client reads from the manager's cache.
 	Client client.Client
-	// APIReader reads from the API server, to confirm that an object the
-	// cache does not have yet is really missing.
+	// Writer applies, and tells whether an apply created its object.
+	Writer client.Client
+	// APIReader reads from the API server, where the cache may be behind.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
+
+	created creations
 }
 
 // NewApplier is the Applier of the manager's controllers: it writes as the
 // operator's field manager and records events under the operator's name.
-func NewApplier(mgr manager.Manager) *Applier {
+func NewApplier(mgr manager.Manager) (*Applier, error) {
+	writer, err := newStatusRecordingClient(mgr)
+	if err != nil {
+		return nil, err
+	}
 	return &Applier{
 		Client:    mgr.GetClient(),
+		Writer:    writer,
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder(FieldManager),
-	}
+	}, nil
 }
 
 // ApplyOption changes how Apply treats an object.
@@ -78,10 +88,11 @@ func Exclusive() ApplyOption {
 
 // Apply makes the object in the cluster match desired. Fields that someone
 // else changed are taken back (forced ownership), fields the operator does
-// not set are left alone unless the apply is Exclusive, and nothing is
-// written when nothing differs. live must be an empty object of desired's
-// type; it is filled with the object as the API server stored it, or, when
-// Apply fails, as it was before, so that the status can still describe it.
+// not set are left alone unless the apply is Exclusive, and no request is
+// made when the cached object already matches. live must be an empty
+// object of desired's type; it is filled with the object as the API server
+// stored it, or, when Apply fails, as it was before, so that the status can
+// still describe it.
 func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) error {
 	var o applyOptions
 	for _, opt := range opts {
@@ -90,13 +101,34 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 	kind := ptr.Deref(desired.GetKind(), "")
 	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
 
-	previous, existed, err := a.get(ctx, key, live)
+	previous, cached, err := a.cached(ctx, key, live)
 	if err != nil {
 		return fmt.Errorf("getting %s %s: %w", kind, key, err)
 	}
-	if err := a.apply(ctx, owner, desired, key, previous, existed && o.exclusive); err != nil {
-		if existed {
-			err = errors.Join(err, remarshal(previous, live))
+	if cached {
+		a.created.seen(kind, key)
+	}
+	var foreign []string
+	if cached && o.exclusive {
+		if foreign, err = ForeignSpecManagers(previous); err != nil {
+			return fmt.Errorf("reading who manages %s %s: %w", kind, key, err)
+		}
+	}
+	if cached && len(foreign) == 0 && previous.GetDeletionTimestamp().IsZero() {
+		upToDate, err := UpToDate(desired, previous)
+		if err != nil {
+			return fmt.Errorf("comparing %s %s with the cluster: %w", kind, key, err)
+		}
+		if upToDate {
+			copyInto(live, previous)
+			return nil
+		}
+	}
+
+	created, err := a.apply(ctx, owner, desired, key, previous, foreign)
+	if err != nil {
+		if cached {
+			copyInto(live, previous)
 		}
 		return err
 	}
@@ -105,32 +137,48 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 		return fmt.Errorf("reading the applied %s %s: %w", kind, key, err)
 	}
 
-	// A different UID: the object read was deleted meanwhile, and the apply
-	// made a new one.
-	replaced := existed && previous.GetUID() != live.GetUID()
-	reason, verb := changeReason(existed && !replaced, previous.GetResourceVersion() != live.GetResourceVersion(), SpecObserved(owner))
+	if created {
+		a.created.add(kind, key)
+	}
+	reason, verb := changeReason(created, a.changed(kind, key, created, cached, len(foreign) > 0, previous, live), SpecObserved(owner))
 	if reason != "" {
 		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, key.Name)
 	}
 	return nil
 }
 
-// apply applies desired, after removing the spec fields others added to
-// previous when asked to repair it.
+// changed tells whether an apply that did not create the object changed
+// it: a repair did; otherwise a new resourceVersion says so, when the cache
+// had the object; when it did not, the object was changed unless this
+// process created it so recently that the cache has not caught up.
+func (a *Applier) changed(kind string, key client.ObjectKey, created, cached, repaired bool, previous, live client.Object) bool {
+	switch {
+	case created:
+		return false
+	case cached:
+		return repaired || previous.GetResourceVersion() != live.GetResourceVersion()
+	default:
+		return !a.created.recent(kind, key)
+	}
+}
+
+// apply applies desired, after removing the spec fields that the foreign
+// managers added to previous, and tells whether it created the object.
 func (a *Applier) apply(
-	ctx context.Context, owner Object, desired ApplyConfiguration, key client.ObjectKey, previous client.Object, repair bool,
-) error {
+	ctx context.Context, owner Object, desired ApplyConfiguration, key client.ObjectKey, previous client.Object, foreign []string,
+) (bool, error) {
 	kind := ptr.Deref(desired.GetKind(), "")
-	if repair {
-		if err := a.removeForeignSpecFields(ctx, owner, desired, previous); err != nil {
-			return fmt.Errorf("repairing %s %s: %w", kind, key, err)
+	if len(foreign) > 0 {
+		if err := a.removeForeignSpecFields(ctx, owner, desired, previous, foreign); err != nil {
+			return false, fmt.Errorf("repairing %s %s: %w", kind, key, err)
 		}
 	}
-	if err := a.Client.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	ctx, status := withResponseStatus(ctx)
+	if err := a.Writer.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		a.warn(owner, "Apply", "Could not apply %s %s: %v", kind, key.Name, err)
-		return fmt.Errorf("applying %s %s: %w", kind, key, err)
+		return false, fmt.Errorf("applying %s %s: %w", kind, key, err)
 	}
-	return nil
+	return *status == http.StatusCreated, nil
 }
 
 // maxEventNote is the longest note, in bytes, the API server takes in an
@@ -158,43 +206,34 @@ func truncate(s string, limit int) string {
 	return s[:cut] + ellipsis
 }
 
-// get reads an object from the cache and, when the cache may be behind,
-// from the API server: right after the operator created an object, the
-// cache may not have seen it yet, and it must not be reported as created
-// twice; an object the cache has as terminating may be gone, or replaced
-// already, and its replacement must not be reported as created again.
-//
-// It reads into copies of empty, and returns what it read (an empty object
-// when there is none).
-func (a *Applier) get(ctx context.Context, key client.ObjectKey, empty client.Object) (client.Object, bool, error) {
-	fresh := func() client.Object {
-		obj, _ := empty.DeepCopyObject().(client.Object)
-		return obj
-	}
-	obj := fresh()
+// cached reads an object from the cache, into a copy of empty, and tells
+// whether the cache has it.
+func (a *Applier) cached(ctx context.Context, key client.ObjectKey, empty client.Object) (client.Object, bool, error) {
+	obj, _ := empty.DeepCopyObject().(client.Object)
 	err := a.Client.Get(ctx, key, obj)
-	if apierrors.IsNotFound(err) || (err == nil && !obj.GetDeletionTimestamp().IsZero()) {
-		// Decoding into a filled object would keep its map entries.
-		obj = fresh()
-		err = a.APIReader.Get(ctx, key, obj)
-	}
 	switch {
 	case apierrors.IsNotFound(err):
-		return fresh(), false, nil
+		return obj, false, nil
 	case err != nil:
 		return nil, false, err
 	}
 	return obj, true, nil
 }
 
+// copyInto makes dst, a pointer to an object of src's type, a copy of src.
+// src must not be used after.
+func copyInto(dst, src client.Object) {
+	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src).Elem())
+}
+
 // changeReason names what an apply did, for the event on the owner: whether
 // the object had to be made or changed, and whether that was the user's
 // doing (a new spec) or drift being put back (the spec was already in place).
-func changeReason(existed, changed, specObserved bool) (reason, action string) {
+func changeReason(created, changed, specObserved bool) (reason, action string) {
 	switch {
-	case !existed && specObserved:
+	case created && specObserved:
 		return ReasonRecreated, "Create"
-	case !existed:
+	case created:
 		return ReasonCreated, "Create"
 	case !changed:
 		return "", ""

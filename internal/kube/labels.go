@@ -1,11 +1,5 @@
 package kube
 
-import (
-	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-)
-
 // Standard labels, as recommended for Kubernetes applications.
 const (
 	LabelName      = "app.kubernetes.io/name"
@@ -33,16 +27,4 @@ func Labels(kind, instance string) map[string]string {
 	all := SelectorLabels(kind, instance)
 	all[LabelManagedBy] = ManagedBy
 	return all
-}
-
-// ManagedOnly restricts the cache, for each of the given owned types, to the
-// objects the operator manages, so that a cluster full of other Deployments
-// and Services costs the manager no memory.
-func ManagedOnly(ownedTypes ...client.Object) map[client.Object]cache.ByObject {
-	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})}
-	byObject := make(map[client.Object]cache.ByObject, len(ownedTypes))
-	for _, t := range ownedTypes {
-		byObject[t] = managed
-	}
-	return byObject
 }

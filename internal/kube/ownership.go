@@ -86,8 +86,8 @@ func isPodTemplateAnnotation(p fieldpath.Path) bool {
 	return true
 }
 
-// removeForeignSpecFields replaces current's spec with desired's when others
-// own fields of it, which drops the fields they added. Values that the API
+// removeForeignSpecFields replaces current's spec with desired's, which
+// drops the fields that the foreign managers added. Values that the API
 // server allocated and the operator leaves unset (a Service's cluster IP)
 // are kept by the server. This comes before the apply, because an addition
 // can make the applied object invalid (a second port of the same name).
@@ -96,11 +96,7 @@ func isPodTemplateAnnotation(p fieldpath.Path) bool {
 // patch verb it already has for server-side apply. It takes no lock on the
 // version read: whatever changed since, the spec to write is the same, and
 // a read from a cache that is a little behind must not fail the repair.
-func (a *Applier) removeForeignSpecFields(ctx context.Context, owner Object, desired ApplyConfiguration, current client.Object) error {
-	managers, err := ForeignSpecManagers(current)
-	if err != nil || len(managers) == 0 {
-		return err
-	}
+func (a *Applier) removeForeignSpecFields(ctx context.Context, owner Object, desired ApplyConfiguration, current client.Object, foreign []string) error {
 	patch, err := replaceSpecPatch(desired)
 	if err != nil {
 		return err
@@ -108,8 +104,8 @@ func (a *Applier) removeForeignSpecFields(ctx context.Context, owner Object, des
 	// Patch fills the object it is given with the answer; current is the
 	// caller's record of what was there before.
 	target, _ := current.DeepCopyObject().(client.Object)
-	if err := a.Client.Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
-		added := strings.Join(managers, ", ")
+	if err := a.Writer.Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
+		added := strings.Join(foreign, ", ")
 		a.warn(owner, "Update", "Could not remove the spec fields %s added to %s %s: %v", added, ptr.Deref(desired.GetKind(), ""), current.GetName(), err)
 		return fmt.Errorf("removing the spec fields %s added: %w", added, err)
 	}

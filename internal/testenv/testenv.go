@@ -13,7 +13,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -67,7 +66,7 @@ func Start(ownedTypes ...client.Object) (*Env, error) {
 	mgr, err := ctrl.NewManager(operator, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsserver.Options{BindAddress: "0"},
-		Cache:                         cache.Options{ByObject: kube.ManagedOnly(ownedTypes...)},
+		Cache:                         kube.CacheOptions(nil, ownedTypes...),
 		LeaderElection:                true,
 		LeaderElectionID:              kube.LeaderElectionID,
 		LeaderElectionNamespace:       OperatorNamespace,
@@ -76,11 +75,15 @@ func Start(ownedTypes ...client.Object) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
+	applier, err := kube.NewApplier(mgr)
+	if err != nil {
+		return nil, err
+	}
 	return &Env{
 		Config:  cfg,
 		Client:  c,
 		Manager: mgr,
-		Applier: kube.NewApplier(mgr),
+		Applier: applier,
 		env:     env,
 	}, nil
 }

@@ -1,0 +1,91 @@
+package kube
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/applyconfigurations"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// typeConverter knows the schemas of the built-in kinds, which are the
+// kinds the operator applies.
+var typeConverter = applyconfigurations.NewTypeConverter(clientgoscheme.Scheme)
+
+// identityFields are the fields an apply names its object by, and which the
+// API server leaves out of the fields the apply manages.
+var identityFields = fieldpath.NewSet(
+	fieldpath.MakePathOrDie("apiVersion"),
+	fieldpath.MakePathOrDie("kind"),
+	fieldpath.MakePathOrDie("metadata"),
+	fieldpath.MakePathOrDie("metadata", "name"),
+	fieldpath.MakePathOrDie("metadata", "namespace"),
+)
+
+// UpToDate tells whether applying desired to live would change nothing:
+// the operator's last apply to live set exactly desired's fields, and
+// each still has the value desired gives it. A field someone else changed
+// since is no longer the operator's (their write took it over), so it
+// shows as missing. live comes from the cache, which makes the check free
+// of API requests; a cache that is behind only costs an apply.
+func UpToDate(desired ApplyConfiguration, live client.Object) (bool, error) {
+	owned, err := appliedFields(live)
+	if err != nil || owned == nil {
+		return false, err
+	}
+	want, err := toTyped(desired)
+	if err != nil {
+		return false, err
+	}
+	wantFields, err := want.ToFieldSet()
+	if err != nil {
+		return false, err
+	}
+	if !wantFields.Difference(identityFields).Equals(owned) {
+		return false, nil
+	}
+	got, err := liveTyped(live, desired)
+	if err != nil {
+		return false, err
+	}
+	return value.Equals(got.ExtractItems(owned).AsValue(), want.ExtractItems(owned).AsValue()), nil
+}
+
+// appliedFields are the fields of obj that the operator's applies manage,
+// or nil when it never applied obj.
+func appliedFields(obj client.Object) (*fieldpath.Set, error) {
+	for _, entry := range obj.GetManagedFields() {
+		if entry.Manager != FieldManager || entry.Operation != metav1.ManagedFieldsOperationApply || entry.Subresource != "" || entry.FieldsV1 == nil {
+			continue
+		}
+		fields := &fieldpath.Set{}
+		if err := fields.FromJSON(entry.FieldsV1.GetRawReader()); err != nil {
+			return nil, fmt.Errorf("reading the fields the operator applied to %s: %w", obj.GetName(), err)
+		}
+		return fields, nil
+	}
+	return nil, nil
+}
+
+// toTyped is desired as a value of its kind's schema.
+func toTyped(desired ApplyConfiguration) (*typed.TypedValue, error) {
+	u := &unstructured.Unstructured{}
+	if err := remarshal(desired, &u.Object); err != nil {
+		return nil, err
+	}
+	return typeConverter.ObjectToTyped(u)
+}
+
+// liveTyped is live as a value of desired's kind's schema. It sets live's
+// kind, which objects from the cache lack.
+func liveTyped(live client.Object, desired ApplyConfiguration) (*typed.TypedValue, error) {
+	live.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(ptr.Deref(desired.GetAPIVersion(), ""), ptr.Deref(desired.GetKind(), "")))
+	return typeConverter.ObjectToTyped(live)
+}
