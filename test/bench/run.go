@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -28,6 +28,9 @@ const (
 	leaseName    = kube.LeaderElectionID
 	// namespaceGoneLimit is how long a bench namespace may take to go.
 	namespaceGoneLimit = 10 * time.Minute
+	// leaseUpdateLimit is well above the operator's retry period (2 s).
+	leaseUpdateLimit = 30 * time.Second
+	leaseSettle      = 300 * time.Millisecond
 )
 
 // ownedResources are the kinds of object the operator makes; its cache
@@ -71,7 +74,9 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 		return res, err
 	}
 	defer func() { _ = op.stop() }()
-	renewals, err := c.countLeaseUpdates(ctx)
+	leaseCtx, stopLease := context.WithCancel(ctx)
+	defer stopLease()
+	renewals, err := c.watchLease(leaseCtx)
 	if err != nil {
 		return res, err
 	}
@@ -145,25 +150,27 @@ type snapshot struct {
 	renewals int64
 }
 
-func (o *operator) snapshot(ctx context.Context, renewals *atomic.Int64) (snapshot, error) {
+func (o *operator) snapshot(ctx context.Context, lease *leaseUpdates) (snapshot, error) {
+	renewals, err := lease.afterNext(ctx)
+	if err != nil {
+		return snapshot{}, err
+	}
 	m, err := o.metrics(ctx)
 	if err != nil {
 		return snapshot{}, err
 	}
 	p, err := o.proc()
-	return snapshot{metrics: m, proc: p, renewals: renewals.Load()}, err
+	return snapshot{metrics: m, proc: p, renewals: renewals}, err
 }
 
 // requests are the operator's API requests between two snapshots, by
-// method, without those that renew its Lease (a GET and a PUT each).
+// method, without the PUTs that renew its Lease.
 func requests(before, after snapshot) map[string]float64 {
 	out := after.metrics.by("rest_client_requests_total", "method", nil)
 	for method, count := range before.metrics.by("rest_client_requests_total", "method", nil) {
 		out[method] -= count
 	}
-	renewals := float64(after.renewals - before.renewals)
-	out["GET"] -= renewals
-	out["PUT"] -= renewals
+	out["PUT"] -= float64(after.renewals - before.renewals)
 	for method, count := range out {
 		if count == 0 {
 			delete(out, method)
@@ -201,7 +208,7 @@ func operatorFigures(b burstResult, before, after snapshot, n, events int, contr
 
 // idle watches the operator while nothing changes: it should write
 // nothing, reconcile nothing, and no object should change.
-func (c *clients) idle(ctx context.Context, op *operator, renewals *atomic.Int64, namespaces []string, d time.Duration) (idleResult, error) {
+func (c *clients) idle(ctx context.Context, op *operator, renewals *leaseUpdates, namespaces []string, d time.Duration) (idleResult, error) {
 	versionsBefore, err := c.versions(ctx, namespaces)
 	if err != nil {
 		return idleResult{}, err
@@ -305,9 +312,46 @@ func (c *clients) countEvents(ctx context.Context, namespace string) (int, error
 	return count, nil
 }
 
-// countLeaseUpdates counts the updates of the operator's Lease, each a
-// renewal by the leader, until ctx ends.
-func (c *clients) countLeaseUpdates(ctx context.Context) (*atomic.Int64, error) {
+// leaseUpdates counts the updates of the operator's Lease, each a renewal
+// by the leader: a PUT that is not the operator's work.
+type leaseUpdates struct {
+	mu      sync.Mutex
+	count   int64
+	updated chan struct{} // closed at the next update
+}
+
+func (l *leaseUpdates) add() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count++
+	close(l.updated)
+	l.updated = make(chan struct{})
+}
+
+// afterNext waits for the next renewal and returns the count then. Reading
+// the operator's metrics right after keeps them in step with the count: the
+// next renewal is a retry period away.
+func (l *leaseUpdates) afterNext(ctx context.Context) (int64, error) {
+	l.mu.Lock()
+	updated := l.updated
+	l.mu.Unlock()
+	select {
+	case <-updated:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(leaseUpdateLimit):
+		return 0, fmt.Errorf("the operator did not renew its Lease within %s", leaseUpdateLimit)
+	}
+	// The watch may tell of the renewal before the operator has counted
+	// its answer in its metrics.
+	time.Sleep(leaseSettle)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.count, nil
+}
+
+// watchLease counts the updates of the operator's Lease until ctx ends.
+func (c *clients) watchLease(ctx context.Context) (*leaseUpdates, error) {
 	leases := c.kube.CoordinationV1().Leases(operatorNamespace)
 	selector := fields.OneTermEqualSelector("metadata.name", leaseName).String()
 	current, err := leases.List(ctx, metav1.ListOptions{FieldSelector: selector})
@@ -323,16 +367,16 @@ func (c *clients) countLeaseUpdates(ctx context.Context) (*atomic.Int64, error) 
 	if err != nil {
 		return nil, err
 	}
-	count := &atomic.Int64{}
+	l := &leaseUpdates{updated: make(chan struct{})}
 	go func() {
 		defer w.Stop()
 		for e := range w.ResultChan() {
 			if _, ok := e.Object.(*coordinationv1.Lease); ok && e.Type == watch.Modified {
-				count.Add(1)
+				l.add()
 			}
 		}
 	}()
-	return count, nil
+	return l, nil
 }
 
 // inNamespace makes namespace, then runs f.
