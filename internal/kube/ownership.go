@@ -96,7 +96,9 @@ func isPodTemplateAnnotation(p fieldpath.Path) bool {
 // patch verb it already has for server-side apply. It takes no lock on the
 // version read: whatever changed since, the spec to write is the same, and
 // a read from a cache that is a little behind must not fail the repair.
-func (a *Applier) removeForeignSpecFields(ctx context.Context, owner Object, desired ApplyConfiguration, current client.Object, foreign []string) error {
+func (a *Applier) removeForeignSpecFields(
+	ctx context.Context, owner Object, desired ApplyConfiguration, current client.Object, foreign []string,
+) error {
 	patch, err := replaceSpecPatch(desired)
 	if err != nil {
 		return err

@@ -141,10 +141,12 @@ func bench(ctx context.Context, cfg config) error {
 	for _, n := range cfg.sizes {
 		result, err := c.benchSize(ctx, cfg, n)
 		if err != nil {
-			return fmt.Errorf("N=%d: %w", n, err)
+			return fmt.Errorf("with %d of each kind: %w", n, err)
 		}
 		report.Runs = append(report.Runs, result)
-		result.print(os.Stdout)
+		if err := result.print(os.Stdout); err != nil {
+			return err
+		}
 	}
 	if err := report.write(cfg.out); err != nil {
 		return err

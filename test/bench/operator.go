@@ -222,7 +222,8 @@ func (o *operator) proc() (procStats, error) {
 // metrics-reader ClusterRole.
 func (c *clients) scraperToken(ctx context.Context) (string, error) {
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: scraper, Namespace: operatorNamespace}}
-	if _, err := c.kube.CoreV1().ServiceAccounts(operatorNamespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	_, err := c.kube.CoreV1().ServiceAccounts(operatorNamespace).Create(ctx, sa, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", fmt.Errorf("creating the scraper's ServiceAccount: %w", err)
 	}
 	binding := &rbacv1.ClusterRoleBinding{

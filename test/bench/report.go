@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -124,25 +125,42 @@ func (r *report) write(path string) error {
 
 const mib = 1 << 20
 
-func (s sizeResult) print(w io.Writer) {
-	fmt.Fprintf(w, "\nN=%d\n", s.N)
+// printer writes formatted text, and keeps the first error.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) printf(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+func (s sizeResult) print(w io.Writer) error {
+	out := &printer{w: w}
+	out.printf("\nN=%d\n", s.N)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kind\traw s\toperator s\tratio\tp50 s\tp95 s\tp99 s\twrites/CR\tevents/CR\trequests/CR\treconciles/CR\terrors\tCPU s\tRSS MiB\t")
+	table := &printer{w: tw}
+	table.printf("kind\traw s\toperator s\tratio\tp50 s\tp95 s\tp99 s\twrites/CR\tevents/CR\trequests/CR\treconciles/CR\terrors\tCPU s\tRSS MiB\t\n")
 	for _, k := range s.Kinds {
 		o := k.Operator
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.2f\t%d\t%.1f\t%.0f\t\n",
+		table.printf("%s\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.2f\t%d\t%.1f\t%.0f\t\n",
 			k.Kind, k.Baseline.Seconds, o.Seconds, k.Ratio, o.P50, o.P95, o.P99, o.WritesPerCR, o.EventsPerCR,
 			byMethod(o.RequestsPerCR), o.ReconcilesPerCR, o.ReconcileErrors, o.CPUSeconds, float64(o.RSSBytes)/mib)
 	}
-	_ = tw.Flush()
+	if err := errors.Join(table.err, tw.Flush()); err != nil {
+		return err
+	}
 	m := s.Memory
-	fmt.Fprintf(w, "idle %.0fs: %d writes, %d reconciles, %d objects changed\n", s.Idle.Seconds, s.Idle.Writes, s.Idle.Reconciles, s.Idle.ObjectsChanged)
-	fmt.Fprintf(w, "memory: peak RSS %.1f MiB; heap %.1f -> %.1f MiB over %d cached objects: %.2f KiB each; CPU %.1f s\n",
+	out.printf("idle %.0fs: %d writes, %d reconciles, %d objects changed\n", s.Idle.Seconds, s.Idle.Writes, s.Idle.Reconciles, s.Idle.ObjectsChanged)
+	out.printf("memory: peak RSS %.1f MiB; heap %.1f -> %.1f MiB over %d cached objects: %.2f KiB each; CPU %.1f s\n",
 		float64(m.PeakRSSBytes)/mib, float64(m.HeapStartBytes)/mib, float64(m.HeapEndBytes)/mib, m.CachedObjects, m.HeapPerObjectBytes/1024, s.CPUSeconds)
+	return out.err
 }
 
 func byMethod(requests map[string]float64) string {
-	var parts []string
+	parts := make([]string, 0, len(requests))
 	for _, method := range slices.Sorted(maps.Keys(requests)) {
 		parts = append(parts, fmt.Sprintf("%s %.2f", method, requests[method]))
 	}
@@ -172,15 +190,18 @@ func compare(w io.Writer, oldPath, newPath string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "old %s (%s), new %s (%s)\n", before.Commit, before.Date, after.Commit, after.Date)
+	if _, err := fmt.Fprintf(w, "old %s (%s), new %s (%s)\n", before.Commit, before.Date, after.Commit, after.Date); err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "N\tfigure\told\tnew\tnew/old\t")
+	table := &printer{w: tw}
+	table.printf("N\tfigure\told\tnew\tnew/old\t\n")
 	row := func(n int, figure string, old, new float64) {
 		ratio := "-"
 		if old != 0 {
 			ratio = fmt.Sprintf("%.2f", new/old)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.2f\t%s\t\n", n, figure, old, new, ratio)
+		table.printf("%d\t%s\t%.2f\t%.2f\t%s\t\n", n, figure, old, new, ratio)
 	}
 	for _, a := range after.Runs {
 		i := slices.IndexFunc(before.Runs, func(b sizeResult) bool { return b.N == a.N })
@@ -205,5 +226,5 @@ func compare(w io.Writer, oldPath, newPath string) error {
 		row(a.N, "heap/object KiB", b.Memory.HeapPerObjectBytes/1024, a.Memory.HeapPerObjectBytes/1024)
 		row(a.N, "CPU s", b.CPUSeconds, a.CPUSeconds)
 	}
-	return tw.Flush()
+	return errors.Join(table.err, tw.Flush())
 }
