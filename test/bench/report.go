@@ -45,6 +45,8 @@ type sizeResult struct {
 	Idle       idleResult   `json:"idle"`
 	Memory     memoryResult `json:"memory"`
 	CPUSeconds float64      `json:"cpuSeconds"`
+	// Starvation is measured when the run has WebServers and Echoes.
+	Starvation *starvationResult `json:"starvation,omitempty"`
 }
 
 type kindResult struct {
@@ -156,6 +158,10 @@ func (s sizeResult) print(w io.Writer) error {
 	out.printf("idle %.0fs: %d writes, %d reconciles, %d objects changed\n", s.Idle.Seconds, s.Idle.Writes, s.Idle.Reconciles, s.Idle.ObjectsChanged)
 	out.printf("memory: peak RSS %.1f MiB; heap %.1f -> %.1f MiB over %d cached objects: %.2f KiB each; CPU %.1f s\n",
 		float64(m.PeakRSSBytes)/mib, float64(m.HeapStartBytes)/mib, float64(m.HeapEndBytes)/mib, m.CachedObjects, m.HeapPerObjectBytes/1024, s.CPUSeconds)
+	if st := s.Starvation; st != nil {
+		out.printf("%d WebServers while %d Echoes are created: all Ready in %.1f s, p50 %.2f s, p99 %.2f s; alone: %.1f s, p50 %.2f s, p99 %.2f s\n",
+			st.WebServers, st.Echoes, st.During.Seconds, st.During.P50, st.During.P99, st.Alone.Seconds, st.Alone.P50, st.Alone.P99)
+	}
 	return out.err
 }
 

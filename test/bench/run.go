@@ -47,11 +47,14 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 	res := sizeResult{N: n}
 	timeout := 5*time.Minute + time.Duration(n)*time.Second
 	// What an interrupted run left.
+	leftovers := make([]string, 0, 2+2*len(cfg.kinds))
+	leftovers = append(leftovers, "bench-starvation", "bench-starvation-alone")
 	for _, k := range cfg.kinds {
-		for _, namespace := range []string{"bench-raw-" + strings.ToLower(k.name), "bench-" + strings.ToLower(k.name)} {
-			if err := c.deleteNamespace(ctx, namespace); err != nil {
-				return res, err
-			}
+		leftovers = append(leftovers, "bench-raw-"+strings.ToLower(k.name), "bench-"+strings.ToLower(k.name))
+	}
+	for _, namespace := range leftovers {
+		if err := c.deleteNamespace(ctx, namespace); err != nil {
+			return res, err
 		}
 	}
 	for _, k := range cfg.kinds {
@@ -133,6 +136,16 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 		HeapPerObjectBytes: (float64(heapEnd) - float64(heapStart)) / float64(max(cached, 1)),
 	}
 	res.CPUSeconds = stats.cpuSeconds
+	if measuresStarvation(cfg) {
+		fmt.Printf("N=%d: a few WebServers while %d Echoes are created, then alone\n", n, n)
+		starvation, more, err := c.starvation(ctx, cfg, n, timeout)
+		namespaces = append(namespaces, more...)
+		if err != nil {
+			return res, err
+		}
+		res.Starvation = starvation
+	}
+
 	// The operator runs until its objects are gone: some hold finalizers
 	// it removes.
 	for _, namespace := range namespaces {
@@ -381,11 +394,18 @@ func (c *clients) watchLease(ctx context.Context) (*leaseUpdates, error) {
 
 // inNamespace makes namespace, then runs f.
 func (c *clients) inNamespace(ctx context.Context, namespace string, f func() (burstResult, error)) (burstResult, error) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
-	if _, err := c.kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		return burstResult{}, fmt.Errorf("creating namespace %s (left from an earlier run? delete it): %w", namespace, err)
+	if err := c.createNamespace(ctx, namespace); err != nil {
+		return burstResult{}, err
 	}
 	return f()
+}
+
+func (c *clients) createNamespace(ctx context.Context, namespace string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
+	if _, err := c.kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating namespace %s: %w", namespace, err)
+	}
+	return nil
 }
 
 // deleteNamespace deletes namespace and waits until it is gone, so that
