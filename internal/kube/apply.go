@@ -140,7 +140,7 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 	if created {
 		a.created.add(kind, key)
 	}
-	reason, verb := changeReason(created, a.changed(kind, key, created, cached, len(foreign) > 0, previous, live), SpecObserved(owner))
+	reason, verb := changeReason(created, a.changed(kind, key, cached, len(foreign) > 0, previous, live), SpecObserved(owner))
 	if reason != "" {
 		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, key.Name)
 	}
@@ -148,18 +148,15 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 }
 
 // changed tells whether an apply that did not create the object changed
-// it: a repair did; otherwise a new resourceVersion says so, when the cache
-// had the object; when it did not, the object was changed unless this
-// process created it so recently that the cache has not caught up.
-func (a *Applier) changed(kind string, key client.ObjectKey, created, cached, repaired bool, previous, live client.Object) bool {
-	switch {
-	case created:
-		return false
-	case cached:
+// it (changeReason asks only then): a repair did; otherwise a new
+// resourceVersion says so, when the cache had the object; when it did not,
+// the object was changed unless this process created it so recently that
+// the cache has not caught up.
+func (a *Applier) changed(kind string, key client.ObjectKey, cached, repaired bool, previous, live client.Object) bool {
+	if cached {
 		return repaired || previous.GetResourceVersion() != live.GetResourceVersion()
-	default:
-		return !a.created.recent(kind, key)
 	}
+	return !a.created.recent(kind, key)
 }
 
 // apply applies desired, after removing the spec fields that the foreign

@@ -84,10 +84,14 @@ func (c *creations) add(kind string, key client.ObjectKey) {
 	c.at[creationKey(kind, key)] = now
 }
 
-// seen forgets an object the cache has.
+// seen forgets an object the cache has. It runs on every apply of a cached
+// object, where there is mostly nothing to forget.
 func (c *creations) seen(kind string, key client.ObjectKey) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(c.at) == 0 {
+		return
+	}
 	delete(c.at, creationKey(kind, key))
 	// A map keeps the room a burst of creations took: drop it.
 	if len(c.at) == 0 {

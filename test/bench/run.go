@@ -14,6 +14,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -272,18 +273,10 @@ func (c *clients) versions(ctx context.Context, namespaces []string) (map[string
 	out := map[string]string{}
 	resources := append(append([]schema.GroupVersionResource{}, crResources...), ownedResources...)
 	resources = append(resources, eventsv1.SchemeGroupVersion.WithResource("events"))
-	for _, namespace := range namespaces {
-		for _, gvr := range resources {
-			list, err := c.dyn.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("listing %s: %w", gvr.Resource, err)
-			}
-			for _, item := range list.Items {
-				out[string(item.GetUID())] = item.GetResourceVersion()
-			}
-		}
-	}
-	return out, nil
+	err := c.eachObject(ctx, namespaces, resources, metav1.ListOptions{}, func(item *unstructured.Unstructured) {
+		out[string(item.GetUID())] = item.GetResourceVersion()
+	})
+	return out, err
 }
 
 // countCached counts the objects the operator's cache holds for the
@@ -291,24 +284,32 @@ func (c *clients) versions(ctx context.Context, namespaces []string) (map[string
 // that carry its managed-by label.
 func (c *clients) countCached(ctx context.Context, namespaces []string) (int, error) {
 	count := 0
+	add := func(*unstructured.Unstructured) { count++ }
+	if err := c.eachObject(ctx, namespaces, crResources, metav1.ListOptions{}, add); err != nil {
+		return 0, err
+	}
 	managed := metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ManagedBy}
+	err := c.eachObject(ctx, namespaces, ownedResources, managed, add)
+	return count, err
+}
+
+// eachObject calls f with each object of the resources in the namespaces,
+// as listed with opts.
+func (c *clients) eachObject(
+	ctx context.Context, namespaces []string, resources []schema.GroupVersionResource, opts metav1.ListOptions, f func(*unstructured.Unstructured),
+) error {
 	for _, namespace := range namespaces {
-		for _, gvr := range crResources {
-			list, err := c.dyn.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+		for _, gvr := range resources {
+			list, err := c.dyn.Resource(gvr).Namespace(namespace).List(ctx, opts)
 			if err != nil {
-				return 0, err
+				return fmt.Errorf("listing %s in %s: %w", gvr.Resource, namespace, err)
 			}
-			count += len(list.Items)
-		}
-		for _, gvr := range ownedResources {
-			list, err := c.dyn.Resource(gvr).Namespace(namespace).List(ctx, managed)
-			if err != nil {
-				return 0, err
+			for i := range list.Items {
+				f(&list.Items[i])
 			}
-			count += len(list.Items)
 		}
 	}
-	return count, nil
+	return nil
 }
 
 func (c *clients) countEvents(ctx context.Context, namespace string) (int, error) {
