@@ -39,7 +39,14 @@ var controlPlaneIdentities = []identity{
 	// The API server's client certificate towards kubelets, for logs,
 	// exec and port-forward.
 	{name: "apiserver-kubelet-client", cn: "kube-apiserver-kubelet-client", groups: []string{mastersGroup}},
+	// The API server's client certificate towards aggregated API servers
+	// (OLM's packageserver), which trust the user it names in headers
+	// only from this certificate.
+	{name: frontProxyClientName, cn: frontProxyClientName},
 }
+
+// frontProxyClientName is the aggregation layer's client identity.
+const frontProxyClientName = "front-proxy-client"
 
 // apiServerIdentity is the API server's serving certificate: its addresses,
 // and the names the kubernetes Service gives it.
@@ -80,6 +87,15 @@ func (c Config) apiServer() process {
 		"--kubelet-client-key=" + p.path("apiserver-kubelet-client.key"),
 		"--kubelet-certificate-authority=" + p.path("ca.crt"),
 		"--kubelet-preferred-address-types=InternalIP",
+		// The aggregation layer, for APIServices served by pods. It calls
+		// them at their endpoints, as the host reaches pods directly.
+		"--requestheader-client-ca-file=" + p.path("ca.crt"),
+		"--requestheader-allowed-names=" + frontProxyClientName,
+		"--requestheader-username-headers=X-Remote-User", "--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + p.path(frontProxyClientName+".crt"),
+		"--proxy-client-key-file=" + p.path(frontProxyClientName+".key"),
+		"--enable-aggregator-routing=true",
 	}
 	if c.RealNodes > 0 {
 		// Pods reach the API server through the kubernetes Service, whose
