@@ -49,6 +49,9 @@ CNI_PLUGINS_VERSION ?= v1.9.1
 LOCAL_PATH_PROVISIONER_VERSION ?= v0.0.30
 # Helm, for the chart in dist/chart.
 HELM_VERSION ?= v4.3.1
+# OLM v0 and the catalog image's health probe, built from hack/tools/olm.
+OLM_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/operator-framework/operator-lifecycle-manager)
+GRPC_HEALTH_PROBE_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/grpc-ecosystem/grpc-health-probe)
 
 LOCALBIN ?= $(shell pwd)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
@@ -65,6 +68,8 @@ CNI_DIR ?= $(LOCALBIN)/cni-$(CNI_PLUGINS_VERSION)
 REGISTRY ?= $(LOCALBIN)/registry-$(DISTRIBUTION_VERSION)
 COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
 LOCAL_PATH_PROVISIONER ?= $(LOCALBIN)/local-path-provisioner-$(LOCAL_PATH_PROVISIONER_VERSION)
+OLM_DIR ?= $(LOCALBIN)/olm-$(OLM_VERSION)
+GRPC_HEALTH_PROBE ?= $(LOCALBIN)/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)
 IMAGES ?= $(LOCALBIN)/images
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
@@ -102,7 +107,8 @@ GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/r
 	config/manifests config/manager config/scorecard bundle bundle.Dockerfile catalog \
 	hack/catalog/go.mod hack/catalog/go.sum hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum \
 	hack/tools/kube/go.mod hack/tools/kube/go.sum hack/images/go.mod hack/images/go.sum \
-	hack/tools/coredns/go.mod hack/tools/coredns/go.sum hack/tools/registry/go.mod hack/tools/registry/go.sum
+	hack/tools/coredns/go.mod hack/tools/coredns/go.sum hack/tools/registry/go.mod hack/tools/registry/go.sum \
+	hack/tools/olm/go.mod hack/tools/olm/go.sum
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -164,6 +170,7 @@ verify: manifests generate bundle catalog ## Fail when a generated file (CRDs, R
 	cd hack/tools/coredns && go mod tidy
 	cd hack/tools/registry && go mod tidy
 	cd hack/images && go mod tidy
+	cd hack/tools/olm && go mod tidy
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 		git status --porcelain -- $(GENERATED); git --no-pager diff -- $(GENERATED); \
 		echo "Generated files are stale: run 'make manifests generate' and 'go mod tidy', then commit."; exit 1; \
@@ -315,6 +322,13 @@ test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite aga
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
 		IMAGES_RECORD=$(IMAGES_RECORD) go test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v
 
+# The OLM suite: OLM v0 in the cluster installs, upgrades and removes the
+# operator from the catalog image, whose pods run on the real node.
+.PHONY: test-olm
+test-olm: olm-up ## Run the OLM suite against the local cluster: every install mode, upgrades, uninstall, the package as OperatorHub shows it.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) VERSION=$(VERSION) CATALOG_IMG=$(CATALOG_IMG) \
+		go test -tags olm ./test/olm -timeout 30m -v -ginkgo.v
+
 # The benchmark's sizes: BENCH_N=100,1000,5000 where the machine has room.
 BENCH_N ?= 100,1000
 BENCH_IDLE ?= 60s
@@ -358,6 +372,46 @@ host-packages: ## Install the Debian packages the real node runs on the host: ru
 
 $(DEBS):
 	hack/debian.sh download $@ $(DEBIAN_IMAGE_PACKAGES)
+
+##@ OLM
+
+# The released versions, each bundles/X.Y.Z, and the commit each was
+# released from: the catalog's manager images are built from those commits,
+# as their Dockerfile built them.
+RELEASES = 0.1.0=2fb085721130be75c60a13f34ef0a6881a6cf254 0.2.0=d4d9724b56f0e05619ffb8e579da1e70880baf2d
+RELEASED_MANAGERS = $(LOCALBIN)/releases
+release-commit = $(patsubst $(1)=%,%,$(filter $(1)=%,$(RELEASES)))
+OLM_IMAGES_RECORD = $(LOCALBIN)/cluster/olm-images.json
+CATALOG_CACHE = $(LOCALBIN)/catalog-cache
+OLM_IMAGES_ENV = $(IMAGES_ENV) OLM_DIR=$(OLM_DIR) OLM_VERSION=$(OLM_VERSION) OPM=$(OPM) OPM_VERSION=$(OPM_VERSION) \
+	GRPC_HEALTH_PROBE=$(GRPC_HEALTH_PROBE) CATALOG_DIR=catalog CATALOG_CACHE=$(CATALOG_CACHE) \
+	RELEASES=bundles RELEASED_MANAGERS=$(RELEASED_MANAGERS)
+OLM_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) HELM=$(HELM) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
+	OLM_MODULE_DIR=$$(cd hack/tools/olm && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager) \
+	STEER="$(CLUSTER) steer"
+
+.PHONY: olm-images
+olm-images: images olm grpc-health-probe opm released-managers ## Build OLM's and opm's images, the catalog image, and every released bundle and manager it names, and push them to the local registry.
+	rm -rf $(CATALOG_CACHE) && $(OPM) serve catalog --cache-dir=$(CATALOG_CACHE) --cache-only
+	$(OLM_IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(OLM_IMAGES_RECORD) olm catalog
+
+.PHONY: olm-up
+olm-up: olm-images helm ## Install OLM v0 on the local cluster, from the images built here, with the packageserver's APIService.
+	$(OLM_ENV) hack/olm.sh up
+
+.PHONY: olm-down
+olm-down: helm ## Remove OLM v0, and everything it installed, from the local cluster.
+	$(OLM_ENV) hack/olm.sh down
+
+.PHONY: released-managers
+released-managers: $(foreach r,$(RELEASES),$(RELEASED_MANAGERS)/$(firstword $(subst =, ,$(r)))/manager)
+$(RELEASED_MANAGERS)/%/manager:
+	@commit=$(call release-commit,$*); git cat-file -e "$$commit^{commit}" 2>/dev/null || \
+		{ echo "release $*: commit '$$commit' is not in this clone (a shallow clone?)" >&2; exit 1; }
+	rm -rf $(@D) && mkdir -p $(@D)/src
+	git archive $(call release-commit,$*) | tar -x -C $(@D)/src
+	cd $(@D)/src && go build -ldflags="-s -w" -o ../manager .
+	rm -rf $(@D)/src
 
 ##@ Tools
 
@@ -467,6 +521,23 @@ $(OPM): hack/catalog/go.mod | $(LOCALBIN)
 render-catalog: $(RENDER_CATALOG) ## Build hack/catalog, which renders the catalog template from the bundle folders.
 $(RENDER_CATALOG): hack/catalog/go.mod hack/catalog/main.go | $(LOCALBIN)
 	cd hack/catalog && go build -tags containers_image_openpgp -o $@ .
+
+# OLM's programs, as its image lays them out in /bin, stamped with its
+# version as its release build does.
+.PHONY: olm
+olm: $(OLM_DIR) ## Build OLM v0's programs.
+$(OLM_DIR): hack/tools/olm/go.mod | $(LOCALBIN)
+	rm -rf $@.tmp && mkdir -p $@.tmp
+	cd hack/tools/olm && go build -tags containers_image_openpgp \
+		-ldflags "-s -w -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=$(OLM_VERSION:v%=%)" \
+		-o $@.tmp/ $(foreach p,olm catalog package-server copy-content,github.com/operator-framework/operator-lifecycle-manager/cmd/$(p)) \
+		github.com/operator-framework/operator-lifecycle-manager/util/cpb
+	mv $@.tmp $@
+
+.PHONY: grpc-health-probe
+grpc-health-probe: $(GRPC_HEALTH_PROBE) ## Build grpc_health_probe, the catalog image's readiness probe.
+$(GRPC_HEALTH_PROBE): hack/tools/olm/go.mod | $(LOCALBIN)
+	cd hack/tools/olm && go build -ldflags "-s -w" -o $@ github.com/grpc-ecosystem/grpc-health-probe
 
 $(ENVTEST_DIR)/kube-apiserver: $(KUBE_APISERVER)
 	mkdir -p $(@D) && ln -sf $< $@

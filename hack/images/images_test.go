@@ -19,6 +19,13 @@ const root = "../.."
 // dockerfile reads the LABEL, USER and ENTRYPOINT instructions of a
 // Dockerfile's last stage, the image it makes.
 func dockerfile(t *testing.T, path string) (labels map[string]string, user string, entrypoint []string) {
+	labels, user, entrypoint, _ = dockerfileWithCmd(t, path)
+	return labels, user, entrypoint
+}
+
+// dockerfileWithCmd reads the CMD instruction of a Dockerfile's last stage
+// too.
+func dockerfileWithCmd(t *testing.T, path string) (labels map[string]string, user string, entrypoint, cmd []string) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(root, path))
 	if err != nil {
@@ -29,7 +36,7 @@ func dockerfile(t *testing.T, path string) (labels map[string]string, user strin
 	for _, line := range strings.Split(string(data), "\n") {
 		switch {
 		case strings.HasPrefix(line, "FROM "):
-			labels, user, entrypoint = map[string]string{}, "", nil
+			labels, user, entrypoint, cmd = map[string]string{}, "", nil, nil
 		case label.MatchString(line):
 			m := label.FindStringSubmatch(line)
 			labels[m[1]] = m[2]
@@ -39,9 +46,13 @@ func dockerfile(t *testing.T, path string) (labels map[string]string, user strin
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "ENTRYPOINT ")), &entrypoint); err != nil {
 				t.Fatal(err)
 			}
+		case strings.HasPrefix(line, "CMD "):
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "CMD ")), &cmd); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	return labels, user, entrypoint
+	return labels, user, entrypoint, cmd
 }
 
 // The bundle image carries the bundle's annotations as labels, the same
@@ -84,6 +95,33 @@ func TestProgramImagesAreWhatTheirDockerfilesBuild(t *testing.T) {
 			g.Expect(s.config.User).To(Equal(user))
 		})
 	}
+}
+
+// The catalog image runs opm on the catalog and its cache as
+// catalog.Dockerfile's does, and the cache belongs to the user opm runs
+// as, who must lock it.
+func TestCatalogImageIsWhatCatalogDockerfileBuilds(t *testing.T) {
+	g := NewWithT(t)
+	cache := t.TempDir()
+	g.Expect(os.MkdirAll(filepath.Join(cache, "db"), 0o755)).To(Succeed())
+	g.Expect(os.WriteFile(filepath.Join(cache, "db", "index"), []byte("x"), 0o644)).To(Succeed())
+	s, err := catalogImage("x:v0", inputs{catalogDir: filepath.Join(root, "catalog"), catalogCache: cache, opm: "/bin/true", grpcHealthProbe: "/bin/true"})
+	g.Expect(err).NotTo(HaveOccurred())
+	labels, _, entrypoint, cmd := dockerfileWithCmd(t, "catalog.Dockerfile")
+
+	g.Expect(s.config.Labels).To(Equal(labels))
+	g.Expect(s.config.Entrypoint).To(Equal(entrypoint))
+	g.Expect(s.config.Cmd).To(Equal(cmd))
+	owners := map[string]int{}
+	for _, f := range s.files {
+		owners[f.path] = f.uid
+	}
+	g.Expect(owners).To(HaveKeyWithValue("/configs/seed-operator/catalog.yaml", 0))
+	g.Expect(owners).To(HaveKeyWithValue("/bin/grpc_health_probe", 0))
+	g.Expect(owners).To(HaveKeyWithValue("/tmp/cache", olmUser.id))
+	g.Expect(owners).To(HaveKeyWithValue("/tmp/cache/db/index", olmUser.id))
+	_, err = build(s)
+	g.Expect(err).NotTo(HaveOccurred())
 }
 
 // A layer holds its files' parent directories, in order, owned as asked;

@@ -18,14 +18,21 @@ type inputs struct {
 	debs string
 	// The operator's: its programs, its bundle, and where its images go.
 	manager, scorecard, bundleDir, imageBase, version string
+	// OLM's and opm's programs, and the catalog: its folder, opm's cache
+	// of it, the released bundles' folders and their managers, by version.
+	olmDir, olmVersion, opm, opmVersion, grpcHealthProbe string
+	catalogDir, catalogCache, releases, releasedManagers string
 }
 
 func inputsFromEnv() inputs {
 	return inputs{
 		pause: os.Getenv("PAUSE"), coredns: os.Getenv("COREDNS"), localPathProvisioner: os.Getenv("LOCAL_PATH_PROVISIONER"),
 		fetch: os.Getenv("FETCH"), corednsVersion: os.Getenv("COREDNS_VERSION"), localPathVersion: os.Getenv("LOCAL_PATH_PROVISIONER_VERSION"),
-		debs: os.Getenv("DEBS"), manager: os.Getenv("MANAGER"), scorecard: os.Getenv("SEED_SCORECARD"),
+		debs: os.Getenv(debsEnv), manager: os.Getenv("MANAGER"), scorecard: os.Getenv("SEED_SCORECARD"),
 		bundleDir: os.Getenv("BUNDLE_DIR"), imageBase: os.Getenv("IMAGE_TAG_BASE"), version: os.Getenv("VERSION"),
+		olmDir: os.Getenv("OLM_DIR"), olmVersion: os.Getenv("OLM_VERSION"), opm: os.Getenv("OPM"), opmVersion: os.Getenv("OPM_VERSION"),
+		grpcHealthProbe: os.Getenv("GRPC_HEALTH_PROBE"), catalogDir: os.Getenv("CATALOG_DIR"), catalogCache: os.Getenv("CATALOG_CACHE"),
+		releases: os.Getenv("RELEASES"), releasedManagers: os.Getenv("RELEASED_MANAGERS"),
 	}
 }
 
@@ -34,7 +41,18 @@ var sets = map[string]func(inputs) (map[string]spec, error){
 	"infra":    infraImages,
 	"test":     testImages,
 	"operator": operatorImages,
+	olmSet:     olmImages,
+	catalogSet: catalogImages,
 }
+
+// The sets of OLM, which name their main image too.
+const (
+	olmSet     = "olm"
+	catalogSet = "catalog"
+)
+
+// debsEnv names the folder of Debian's packages.
+const debsEnv = "DEBS"
 
 // infraImages run the real node's own pods: its sandboxes, CoreDNS, the
 // volume provisioner, and busybox for the provisioner's helper pods and
@@ -43,7 +61,7 @@ func infraImages(in inputs) (map[string]spec, error) {
 	if err := required(map[string]string{
 		"PAUSE": in.pause, "COREDNS": in.coredns, "COREDNS_VERSION": in.corednsVersion,
 		"LOCAL_PATH_PROVISIONER": in.localPathProvisioner, "LOCAL_PATH_PROVISIONER_VERSION": in.localPathVersion,
-		"FETCH": in.fetch, "DEBS": in.debs,
+		"FETCH": in.fetch, debsEnv: in.debs,
 	}); err != nil {
 		return nil, err
 	}
@@ -98,7 +116,7 @@ http {
 // root, port 8080), in two tags that serve different pages, and a third
 // that runs as root, which the restricted pods must refuse.
 func testImages(in inputs) (map[string]spec, error) {
-	if err := required(map[string]string{"DEBS": in.debs}); err != nil {
+	if err := required(map[string]string{debsEnv: in.debs}); err != nil {
 		return nil, err
 	}
 	d, err := unpack(in.debs, "nginx", "nginx-common", "libc6", "libcrypt1", "libpcre2-8-0", "libssl3", "zlib1g")

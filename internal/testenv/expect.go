@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -19,6 +20,25 @@ import (
 func (e *Env) Namespace(ctx context.Context, prefix string) string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
 	Expect(e.Client.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+// RestrictedNamespace creates a namespace with a generated name and the
+// given annotations that enforces the restricted Pod Security Standard, as
+// a careful administrator's would, and deletes it after the spec.
+func RestrictedNamespace(ctx context.Context, c client.Client, prefix string, annotations map[string]string) string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: prefix + "-",
+		Annotations:  annotations,
+		Labels: map[string]string{
+			"pod-security.kubernetes.io/enforce": "restricted",
+			"pod-security.kubernetes.io/warn":    "restricted",
+		},
+	}}
+	Expect(c.Create(ctx, ns)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(c.Delete(ctx, ns))).To(Succeed())
+	})
 	return ns.Name
 }
 

@@ -67,7 +67,9 @@ func TestBundleDescribesThisOperator(t *testing.T) {
 	b := loadBundle(t, filepath.Join(testenv.ProjectRoot(), "bundle"))
 	csv := b.CSV
 
-	g.Expect(csv.Annotations).To(HaveKeyWithValue("capabilities", "Basic Install"))
+	// Level 2: test/olm upgrades every release in the catalog to this one
+	// with its custom resources kept (README, Capability level).
+	g.Expect(csv.Annotations).To(HaveKeyWithValue("capabilities", "Seamless Upgrades"))
 	g.Expect(csv.Spec.InstallModes).To(HaveEach(HaveField("Supported", true)))
 	g.Expect(csv.Spec.InstallModes).To(HaveLen(4))
 

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/testenv"
 	"github.com/seed-operators/seed-operator/test/cluster"
 )
 
@@ -149,20 +150,9 @@ func restrictedNamespace(ctx context.Context, prefix string) string {
 // createNamespace creates a namespace with the given annotations that
 // enforces the restricted Pod Security Standard, deleted after the spec.
 func createNamespace(ctx context.Context, prefix string, annotations map[string]string) string {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		GenerateName: prefix + "-",
-		Annotations:  annotations,
-		Labels: map[string]string{
-			"pod-security.kubernetes.io/enforce": "restricted",
-			"pod-security.kubernetes.io/warn":    "restricted",
-		},
-	}}
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	specNamespaces = append(specNamespaces, ns.Name)
-	DeferCleanup(func(ctx SpecContext) {
-		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, ns))).To(Succeed())
-	})
-	return ns.Name
+	ns := testenv.RestrictedNamespace(ctx, k8sClient, prefix, annotations)
+	specNamespaces = append(specNamespaces, ns)
+	return ns
 }
 
 // describeCluster lists the nodes' readiness and, in the given namespaces,

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+)
+
+// olmImages are OLM v0's image (its operators, packageserver and the
+// tools of its bundle unpack Jobs) and opm's, which serves catalogs and
+// extracts bundles, under the names OLM's manifests give them.
+func olmImages(in inputs) (map[string]spec, error) {
+	if err := required(map[string]string{
+		"OLM_DIR": in.olmDir, "OLM_VERSION": in.olmVersion, "OPM": in.opm, "OPM_VERSION": in.opmVersion,
+		"GRPC_HEALTH_PROBE": in.grpcHealthProbe, debsEnv: in.debs,
+	}); err != nil {
+		return nil, err
+	}
+	cp, err := busyboxApplet(in.debs, "cp")
+	if err != nil {
+		return nil, err
+	}
+	files := append(olmUser.files(), cp...)
+	for _, program := range olmPrograms {
+		files = append(files, file{path: "/bin/" + program, source: filepath.Join(in.olmDir, program), mode: 0o755})
+	}
+	return map[string]spec{
+		olmSet: {
+			name:   "operator-framework/olm:" + in.olmVersion,
+			files:  files,
+			config: v1.Config{User: olmUser.user(), Env: []string{"PATH=/bin"}, WorkingDir: "/"},
+		},
+		"opm": opmImage("operator-framework/opm:"+in.opmVersion, in),
+	}, nil
+}
+
+// olmUser runs OLM's images, as upstream's do.
+var olmUser = account{name: "olm", id: 1001}
+
+// olmPrograms are the programs of OLM's image, in its /bin.
+var olmPrograms = []string{"olm", "catalog", "package-server", "copy-content", "cpb"}
+
+// configsDir is where a catalog image holds its file-based catalog.
+const configsDir = "/configs"
+
+// opmImage is opm and the health probe OLM runs in catalog pods, as
+// catalog.Dockerfile expects of its base.
+func opmImage(name string, in inputs) spec {
+	return spec{
+		name: name,
+		files: append(olmUser.files(),
+			// Go's resolver reads it; opm writes it when it is missing.
+			file{path: "/etc/nsswitch.conf", content: []byte("hosts: files dns\n")},
+			file{path: "/bin/opm", source: in.opm, mode: 0o755},
+			file{path: "/bin/grpc_health_probe", source: in.grpcHealthProbe, mode: 0o755}),
+		config: v1.Config{Entrypoint: []string{"/bin/opm"}, User: olmUser.user(), Env: []string{"PATH=/bin"}, WorkingDir: "/"},
+	}
+}
+
+// catalogImages are what a user of the catalog pulls: the catalog, and the
+// bundle and manager images of every released version it names. The
+// version under development is the operator set's. And the images the
+// custom resources' defaults name (busybox, nginx-unprivileged), stood in
+// for by the local ones, so alm-examples run as they are.
+func catalogImages(in inputs) (map[string]spec, error) {
+	if err := required(map[string]string{
+		"CATALOG_DIR": in.catalogDir, "CATALOG_CACHE": in.catalogCache, "RELEASES": in.releases,
+		"RELEASED_MANAGERS": in.releasedManagers, "IMAGE_TAG_BASE": in.imageBase, "VERSION": in.version,
+	}); err != nil {
+		return nil, err
+	}
+	repository := repositoryOf(in.imageBase)
+	catalog, err := catalogImage(repository+"-catalog:v"+in.version, in)
+	if err != nil {
+		return nil, err
+	}
+	images := map[string]spec{catalogSet: catalog}
+
+	versions, err := os.ReadDir(in.releases)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range versions {
+		version := v.Name()
+		bundle, err := bundleImage(repository+"-bundle:v"+version, filepath.Join(in.releases, version))
+		if err != nil {
+			return nil, err
+		}
+		images["bundle-"+version] = bundle
+		images["operator-"+version] = program(repository+":v"+version, filepath.Join(in.releasedManagers, version, "manager"), "/manager")
+	}
+
+	test, err := testImages(in)
+	if err != nil {
+		return nil, err
+	}
+	infra, err := infraImages(in)
+	if err != nil {
+		return nil, err
+	}
+	nginx, box := test["nginx-v1"], infra[busybox]
+	nginx.name, box.name = "nginxinc/nginx-unprivileged:1.29.3-alpine", "library/busybox:1.37.0"
+	images["upstream-nginx"], images["upstream-busybox"] = nginx, box
+	return images, nil
+}
+
+// catalogImage is the catalog image as catalog.Dockerfile builds it: on
+// opm's image, the file-based catalog in /configs and opm's cache of it,
+// which opm serves at once rather than building it in every pod.
+func catalogImage(name string, in inputs) (spec, error) {
+	catalog := opmImage(name, in)
+	// The cache belongs to the user that serves it, as when
+	// catalog.Dockerfile's build runs opm: opm locks it, even to read it.
+	for _, tree := range []struct {
+		dir, at string
+		uid     int
+	}{{in.catalogDir, configsDir, 0}, {in.catalogCache, "/tmp/cache", olmUser.id}} {
+		files, err := treeFiles(tree.dir, tree.at, tree.uid)
+		if err != nil {
+			return spec{}, err
+		}
+		catalog.files = append(catalog.files, files...)
+	}
+	catalog.config.Cmd = []string{"serve", configsDir, "--cache-dir=/tmp/cache"}
+	catalog.config.Labels = map[string]string{"operators.operatorframework.io.index.configs.v1": configsDir}
+	return catalog, nil
+}
+
+// treeFiles are the folders and regular files under dir, dir included, at
+// the same relative paths under at, owned by uid.
+func treeFiles(dir, at string, uid int) ([]file, error) {
+	var files []file
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		f := file{path: path.Join(at, filepath.ToSlash(rel)), uid: uid}
+		switch {
+		case d.IsDir():
+			f.mode = 0o755
+		case d.Type().IsRegular():
+			f.source, f.mode = p, 0o644
+		default:
+			return fmt.Errorf("%s: neither a folder nor a regular file", p)
+		}
+		files = append(files, f)
+		return nil
+	})
+	return files, err
+}
+
+// busyboxApplet is Debian's static busybox with one applet's link, for an
+// image that needs only that command.
+func busyboxApplet(debs, applet string) ([]file, error) {
+	all, err := busyboxFiles(debs)
+	if err != nil {
+		return nil, err
+	}
+	var files []file
+	for _, f := range all {
+		if name := strings.TrimPrefix(f.path, "/bin/"); name == busybox || name == applet {
+			files = append(files, f)
+		}
+	}
+	if len(files) != 2 {
+		return nil, fmt.Errorf("busybox has no %s applet", applet)
+	}
+	return files, nil
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# make olm-up / olm-down: installs OLM v0 in the cluster KUBECONFIG names,
+# from its own Helm chart (deploy/chart of the pinned module, with the values
+# of its upstream release) and the images `make olm-images` pushed, as
+# `operator-sdk olm install` lays it out: CRDs, the olm and operators
+# namespaces, olm-operator, catalog-operator, and the packageserver, which
+# OLM installs from its CSV and which serves packagemanifests through an
+# APIService. The upstream chart's community CatalogSource is left out: its
+# image cannot be had here.
+#
+# OLM's namespace is steered onto the real node, so its pods, the catalog
+# pods and the bundle unpack Jobs really run.
+#
+#   olm.sh up | down
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+: "${KUBECONFIG:?}" "${HELM:?}" "${OLM_MODULE_DIR:?}" "${OLM_IMAGES_RECORD:?}" "${STEER:?}"
+export KUBECONFIG
+chart=$OLM_MODULE_DIR/deploy/chart
+namespace=olm
+apiservice=v1.packages.operators.coreos.com
+
+# image NAME is the upstream name of an image the record holds: the node's
+# registry mirror serves quay.io from the local registry, by digest.
+image() {
+  local ref
+  ref=$(sed -n "s|^ *\"$1\": \"\(.*\)\",\?$|\1|p" "$OLM_IMAGES_RECORD")
+  [[ -n $ref ]] || { echo "olm: no $1 image in $OLM_IMAGES_RECORD: run make olm-images" >&2; exit 1; }
+  echo "quay.io/${ref#*/}"
+}
+
+render() {
+  local olm opm
+  olm=$(image olm)
+  opm=$(image opm)
+  "$HELM" template olm "$chart" --values "$OLM_MODULE_DIR/deploy/upstream/values.yaml" \
+    --set installType=local \
+    --set olm.image.ref="$olm",catalog.image.ref="$olm",package.image.ref="$olm" \
+    --set catalog.opmImageArgs=--opmImage="$opm"
+}
+
+up() {
+  kubectl apply --server-side --force-conflicts -f "$chart/crds" >/dev/null
+  kubectl wait --for=condition=Established --timeout=60s -f "$chart/crds" >/dev/null
+  kubectl create namespace "$namespace" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+  $STEER "$namespace" >/dev/null
+  render | kubectl apply --server-side --force-conflicts -f - >/dev/null
+  echo "olm: waiting for olm-operator, catalog-operator and the packageserver"
+  kubectl rollout status --namespace="$namespace" --timeout=180s deployment/olm-operator deployment/catalog-operator
+  wait_for 180 "the packageserver's CSV to succeed" \
+    kubectl get csv packageserver --namespace="$namespace" -o jsonpath='{.status.phase}' --ignore-not-found \| grep -qx Succeeded
+  kubectl wait --for=condition=Available --timeout=120s "apiservice/$apiservice" >/dev/null
+  echo "olm: $(kubectl get deployment olm-operator --namespace="$namespace" -o jsonpath='{.spec.template.spec.containers[0].image}') is up"
+}
+
+down() {
+  if kubectl get crd clusterserviceversions.operators.coreos.com >/dev/null 2>&1; then
+    # While OLM runs: what it installed goes first, so it can let go.
+    kubectl delete subscriptions.operators.coreos.com,installplans.operators.coreos.com,catalogsources.operators.coreos.com \
+      --all --all-namespaces --ignore-not-found --wait=true >/dev/null
+    kubectl delete clusterserviceversions.operators.coreos.com --all --all-namespaces --ignore-not-found --wait=true >/dev/null
+  fi
+  kubectl delete "apiservice/$apiservice" --ignore-not-found >/dev/null
+  render | kubectl delete --ignore-not-found --wait=true -f - >/dev/null
+  kubectl delete -f "$chart/crds" --ignore-not-found >/dev/null
+  # OLM makes a ClusterRole per OperatorGroup and API, and never deletes
+  # them.
+  kubectl get clusterroles -o name | grep -E '^clusterrole.rbac.authorization.k8s.io/olm\.og\.' |
+    xargs -r kubectl delete --ignore-not-found >/dev/null
+  echo "olm: removed"
+}
+
+# wait_for SECONDS WHAT COMMAND... runs the command (through a shell) until
+# it succeeds.
+wait_for() {
+  local seconds=$1 what=$2
+  shift 2
+  for ((i = 0; i < seconds; i++)); do
+    if eval "$*" 2>/dev/null; then return 0; fi
+    sleep 1
+  done
+  echo "olm: timed out after ${seconds}s waiting for $what" >&2
+  return 1
+}
+
+case ${1:-} in
+up) up ;;
+down) down ;;
+*) echo "usage: olm.sh up|down" >&2; exit 2 ;;
+esac

@@ -1,0 +1,122 @@
+//go:build olm
+
+package olm
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+)
+
+// Each install mode the CSV declares, through an OperatorGroup and a
+// Subscription to the default channel, as OperatorHub's console makes
+// them. The specs run one at a time: OperatorGroups that overlap and
+// provide the same APIs conflict.
+var _ = Describe("Installed by OLM from the catalog", Ordered, Serial, func() {
+	// targets are the namespaces an install mode watches, given the
+	// operator's own and two others; none is every namespace.
+	DescribeTable("in each install mode",
+		func(ctx SpecContext, mode operatorsv1alpha1.InstallModeType, targets func(own, a, b string) []string) {
+			own, a, b := createNamespace(ctx, "seed-olm"), createNamespace(ctx, "seed-a"), createNamespace(ctx, "seed-b")
+			watched := targets(own, a, b)
+			operatorGroup(ctx, own, "seed", watched...)
+			start := time.Now()
+			sub := subscribe(ctx, own, subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic))
+			csv := installed(ctx, sub, csvName(version))
+			AddReportEntry(string(mode)+": Subscription to CSV Succeeded", time.Since(start).Round(100*time.Millisecond).String())
+
+			Expect(csv.Spec.InstallModes).To(ContainElement(operatorsv1alpha1.InstallMode{Type: mode, Supported: true}))
+			// The descriptors the console's forms and views use, as the
+			// bundle has them.
+			owned := csv.Spec.CustomResourceDefinitions.Owned
+			Expect(owned).To(Equal(bundleCSV().Spec.CustomResourceDefinitions.Owned))
+			for _, crd := range owned {
+				Expect(crd.SpecDescriptors).NotTo(BeEmpty(), crd.Kind)
+				Expect(crd.StatusDescriptors).NotTo(BeEmpty(), crd.Kind)
+			}
+			d := manager(ctx, own)
+			Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.Containers[0].Image))
+			Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("quay.io/seed-operators/seed-operator:v" + version))
+			expectWatching(ctx, d, watched)
+
+			// Every example reaches Ready where the operator watches.
+			in := own
+			if len(watched) > 0 {
+				in = watched[len(watched)-1]
+			}
+			objects := examples(csv, in)
+			DeferCleanup(deleteAll, objects)
+			createReady(ctx, objects...)
+
+			// A WebServer where it does not watch is left alone.
+			if len(watched) > 0 {
+				outside := b
+				if mode == operatorsv1alpha1.InstallModeTypeMultiNamespace {
+					outside = createNamespace(ctx, "seed-c")
+				}
+				expectIgnored(ctx, outside)
+			}
+		},
+		Entry("OwnNamespace", operatorsv1alpha1.InstallModeTypeOwnNamespace, func(own, _, _ string) []string { return []string{own} }),
+		Entry("SingleNamespace", operatorsv1alpha1.InstallModeTypeSingleNamespace, func(_, a, _ string) []string { return []string{a} }),
+		Entry("MultiNamespace", operatorsv1alpha1.InstallModeTypeMultiNamespace, func(_, a, b string) []string { return []string{a, b} }),
+		Entry("AllNamespaces", operatorsv1alpha1.InstallModeTypeAllNamespaces, func(_, _, _ string) []string { return nil }),
+	)
+})
+
+// expectWatching checks that the manager's pods watch the given namespaces
+// (every namespace, when none): OLM sets the olm.targetNamespaces
+// annotation, which the CSV passes to the manager as WATCH_NAMESPACE.
+func expectWatching(ctx context.Context, d *appsv1.Deployment, watched []string) {
+	pods := &corev1.PodList{}
+	Expect(k8sClient.List(ctx, pods, client.InNamespace(d.Namespace), client.MatchingLabels(d.Spec.Selector.MatchLabels))).To(Succeed())
+	Expect(pods.Items).NotTo(BeEmpty())
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		Expect(strings.Split(p.Annotations["olm.targetNamespaces"], ",")).To(ConsistOf(orEmpty(watched)), "pod %s", p.Name)
+		Expect(p.Spec.Containers[0].Env).To(ContainElement(And(
+			HaveField("Name", "WATCH_NAMESPACE"),
+			HaveField("ValueFrom.FieldRef.FieldPath", "metadata.annotations['olm.targetNamespaces']"),
+		)))
+	}
+}
+
+// orEmpty is what strings.Split makes of a joined list: one empty string
+// for none.
+func orEmpty(list []string) []string {
+	if len(list) == 0 {
+		return []string{""}
+	}
+	return list
+}
+
+// expectIgnored creates a WebServer in a namespace the operator does not
+// watch, and checks that nothing happens to it.
+func expectIgnored(ctx context.Context, namespace string) {
+	ws := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": seedv1alpha1.GroupVersion.String(), "kind": "WebServer",
+		"metadata": map[string]any{"name": "unwatched", "namespace": namespace},
+		"spec":     map[string]any{"replicas": int64(1)},
+	}}
+	Expect(k8sClient.Create(ctx, ws)).To(Succeed())
+	Consistently(ctx, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ws), ws)).To(Succeed())
+		g.Expect(ws.Object).NotTo(HaveKey("status"))
+		g.Expect(ws.GetFinalizers()).To(BeEmpty())
+		deployments := &appsv1.DeploymentList{}
+		g.Expect(k8sClient.List(ctx, deployments, client.InNamespace(namespace))).To(Succeed())
+		g.Expect(deployments.Items).To(BeEmpty())
+	}, "5s").Should(Succeed())
+}

@@ -1,0 +1,211 @@
+//go:build olm
+
+// Package olm tests the operator's lifecycle under OLM v0 on the local
+// cluster, as its users meet it: OLM (`make olm-up`) runs in the cluster
+// from images built here, a CatalogSource serves the catalog image that
+// `make olm-images` built from catalog/, and OLM unpacks the bundle images
+// the catalog names with its own Jobs and installs, upgrades and removes
+// the operator, whose pods run on the real node.
+package olm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/testenv"
+	"github.com/seed-operators/seed-operator/test/cluster"
+)
+
+const (
+	packageName = "seed-operator"
+	// olmNamespace is OLM's, and its global catalog namespace: a
+	// CatalogSource there serves every namespace.
+	olmNamespace      = "olm"
+	catalogName       = "seed-operator-catalog"
+	managerDeployment = "seed-operator-controller-manager"
+)
+
+var (
+	k8sClient client.Client
+	// clientset reads the packagemanifests' icon subresource.
+	clientset *kubernetes.Clientset
+	// version is the version under development, the head of both
+	// channels.
+	version string
+	// specNamespaces are the namespaces the running spec created.
+	specNamespaces []string
+)
+
+func TestOLM(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "seed-operator under OLM")
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	EnforceDefaultTimeoutsWhenUsingContexts()
+	SetDefaultEventuallyTimeout(3 * time.Minute)
+	SetDefaultEventuallyPollingInterval(500 * time.Millisecond)
+
+	kubeconfig := os.Getenv("KUBECONFIG")
+	Expect(kubeconfig).NotTo(BeEmpty(), "KUBECONFIG must name the local cluster: run `make test-olm`")
+	version = os.Getenv("VERSION")
+	Expect(version).NotTo(BeEmpty(), "VERSION must be the operator's version: run `make test-olm`")
+	catalogImage := os.Getenv("CATALOG_IMG")
+	Expect(catalogImage).NotTo(BeEmpty(), "CATALOG_IMG must name the catalog image: run `make test-olm`")
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
+	utilruntime.Must(operatorsv1alpha1.AddToScheme(scheme))
+	utilruntime.Must(operatorsv1.AddToScheme(scheme))
+	utilruntime.Must(seedv1alpha1.AddToScheme(scheme))
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+
+	removeOperatorAPIs(ctx)
+
+	// The catalog as users add it: its image, served by a pod OLM runs.
+	source := &operatorsv1alpha1.CatalogSource{
+		ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: olmNamespace},
+		Spec: operatorsv1alpha1.CatalogSourceSpec{
+			SourceType:    operatorsv1alpha1.SourceTypeGrpc,
+			Image:         catalogImage,
+			DisplayName:   "seed-operator",
+			Publisher:     "seed-operators",
+			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
+		},
+	}
+	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, source))).To(Succeed())
+	Eventually(ctx, func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(source), source) }).
+		Should(MatchError(ContainSubstring("not found")))
+	source.ResourceVersion = ""
+	start := time.Now()
+	Expect(k8sClient.Create(ctx, source)).To(Succeed())
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(source), source)).To(Succeed())
+		g.Expect(source.Status.GRPCConnectionState).NotTo(BeNil())
+		g.Expect(source.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
+	}).Should(Succeed())
+	AddReportEntry("catalog READY", time.Since(start).Round(100*time.Millisecond).String())
+})
+
+// On failure, what OLM says of the spec's namespaces.
+var _ = ReportAfterEach(func(ctx SpecContext, report SpecReport) {
+	namespaces := specNamespaces
+	specNamespaces = nil
+	if report.Failed() {
+		AddReportEntry("olm", describeOLM(ctx, namespaces))
+	}
+})
+
+// removeOperatorAPIs deletes the operator's CRDs, which other suites
+// install without OLM, so that OLM installs them as it would for a new
+// user. Custom resources left with finalizers and no operator to remove
+// them would hold their CRD forever: their finalizers go first.
+func removeOperatorAPIs(ctx context.Context) {
+	crds := &apiextensionsv1.CustomResourceDefinitionList{}
+	Expect(k8sClient.List(ctx, crds)).To(Succeed())
+	for i := range crds.Items {
+		crd := &crds.Items[i]
+		if crd.Spec.Group != seedv1alpha1.GroupVersion.Group {
+			continue
+		}
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(seedv1alpha1.GroupVersion.WithKind(crd.Spec.Names.ListKind))
+		Expect(k8sClient.List(ctx, list)).To(Succeed())
+		for j := range list.Items {
+			obj := &list.Items[j]
+			if len(obj.Finalizers) > 0 {
+				patch := client.MergeFrom(obj.DeepCopy())
+				obj.Finalizers = nil
+				Expect(client.IgnoreNotFound(k8sClient.Patch(ctx, obj, patch))).To(Succeed())
+			}
+		}
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed())
+		Eventually(ctx, func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(crd), crd) }).
+			Should(MatchError(ContainSubstring("not found")))
+	}
+}
+
+// bundleCSV is the ClusterServiceVersion of the version under development,
+// as bundle/ holds it.
+func bundleCSV() *operatorsv1alpha1.ClusterServiceVersion {
+	csv := &operatorsv1alpha1.ClusterServiceVersion{}
+	Expect(testenv.ReadYAML(filepath.Join(testenv.ProjectRoot(), "bundle", "manifests", packageName+".clusterserviceversion.yaml"), csv)).To(Succeed())
+	return csv
+}
+
+// createNamespace creates a namespace that enforces the restricted Pod
+// Security Standard and whose pods run on the real node, deleted after the
+// spec.
+func createNamespace(ctx context.Context, prefix string) string {
+	ns := testenv.RestrictedNamespace(ctx, k8sClient, prefix, cluster.RealNodeAnnotations())
+	specNamespaces = append(specNamespaces, ns)
+	return ns
+}
+
+// describeOLM lists, in the given namespaces, the Subscriptions' state and
+// conditions, the InstallPlans' and CSVs' phases, and the pods.
+func describeOLM(ctx context.Context, namespaces []string) string {
+	var b strings.Builder
+	for _, ns := range append([]string{olmNamespace}, namespaces...) {
+		subs, plans, csvs, pods := &operatorsv1alpha1.SubscriptionList{}, &operatorsv1alpha1.InstallPlanList{},
+			&operatorsv1alpha1.ClusterServiceVersionList{}, &corev1.PodList{}
+		for _, list := range []client.ObjectList{subs, plans, csvs, pods} {
+			if err := k8sClient.List(ctx, list, client.InNamespace(ns)); err != nil {
+				return err.Error()
+			}
+		}
+		for _, s := range subs.Items {
+			fmt.Fprintf(&b, "subscription %s/%s state=%s installed=%s current=%s conditions=%v\n", ns, s.Name,
+				s.Status.State, s.Status.InstalledCSV, s.Status.CurrentCSV, s.Status.Conditions)
+		}
+		for _, p := range plans.Items {
+			fmt.Fprintf(&b, "installplan %s/%s csvs=%v approval=%s approved=%t phase=%s conditions=%v\n", ns, p.Name,
+				p.Spec.ClusterServiceVersionNames, p.Spec.Approval, p.Spec.Approved, p.Status.Phase, p.Status.Conditions)
+		}
+		for _, c := range csvs.Items {
+			fmt.Fprintf(&b, "csv %s/%s phase=%s reason=%s message=%q\n", ns, c.Name, c.Status.Phase, c.Status.Reason, c.Status.Message)
+		}
+		for _, p := range pods.Items {
+			fmt.Fprintf(&b, "pod %s/%s node=%q phase=%s\n", ns, p.Name, p.Spec.NodeName, p.Status.Phase)
+			for _, s := range p.Status.ContainerStatuses {
+				if s.State.Waiting != nil {
+					fmt.Fprintf(&b, "  %s waiting: %s %s\n", s.Name, s.State.Waiting.Reason, s.State.Waiting.Message)
+				}
+			}
+		}
+	}
+	deployments := &appsv1.DeploymentList{}
+	if err := k8sClient.List(ctx, deployments, client.InNamespace(olmNamespace)); err == nil {
+		for _, d := range deployments.Items {
+			fmt.Fprintf(&b, "deployment %s/%s ready=%d\n", d.Namespace, d.Name, d.Status.ReadyReplicas)
+		}
+	}
+	return b.String()
+}
