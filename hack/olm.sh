@@ -48,20 +48,27 @@ up() {
   render | kubectl apply --server-side --force-conflicts -f - >/dev/null
   echo "olm: waiting for olm-operator, catalog-operator and the packageserver"
   kubectl rollout status --namespace="$namespace" --timeout=180s deployment/olm-operator deployment/catalog-operator
-  wait_for 180 "the packageserver's CSV to succeed" \
-    kubectl get csv packageserver --namespace="$namespace" -o jsonpath='{.status.phase}' --ignore-not-found \| grep -qx Succeeded
+  # OLM installs the packageserver from the CSV the chart brings.
+  for ((i = 0; ; i++)); do
+    [[ $(kubectl get csv packageserver --namespace="$namespace" -o jsonpath='{.status.phase}' --ignore-not-found) == Succeeded ]] && break
+    ((i < 180)) || { echo "olm: the packageserver's CSV did not succeed in 180s" >&2; exit 1; }
+    sleep 1
+  done
   kubectl wait --for=condition=Available --timeout=120s "apiservice/$apiservice" >/dev/null
   echo "olm: $(kubectl get deployment olm-operator --namespace="$namespace" -o jsonpath='{.spec.template.spec.containers[0].image}') is up"
 }
 
 down() {
-  if kubectl get crd clusterserviceversions.operators.coreos.com >/dev/null 2>&1; then
-    # While OLM runs: what it installed goes first, so it can let go.
-    kubectl delete subscriptions.operators.coreos.com,installplans.operators.coreos.com,catalogsources.operators.coreos.com \
-      --all --all-namespaces --ignore-not-found --wait=true >/dev/null
-    kubectl delete clusterserviceversions.operators.coreos.com --all --all-namespaces --ignore-not-found --wait=true >/dev/null
+  if ! kubectl get crd clusterserviceversions.operators.coreos.com >/dev/null 2>&1; then
+    echo "olm: not installed"
+    return
   fi
+  # While OLM runs: what it installed goes first, so it can let go.
+  kubectl delete subscriptions.operators.coreos.com,installplans.operators.coreos.com,catalogsources.operators.coreos.com \
+    --all --all-namespaces --ignore-not-found --wait=true >/dev/null
+  kubectl delete clusterserviceversions.operators.coreos.com --all --all-namespaces --ignore-not-found --wait=true >/dev/null
   kubectl delete "apiservice/$apiservice" --ignore-not-found >/dev/null
+  # The chart's objects need OLM's CRDs to be named: they go before them.
   render | kubectl delete --ignore-not-found --wait=true -f - >/dev/null
   kubectl delete -f "$chart/crds" --ignore-not-found >/dev/null
   # OLM makes a ClusterRole per OperatorGroup and API, and never deletes
@@ -69,19 +76,6 @@ down() {
   kubectl get clusterroles -o name | grep -E '^clusterrole.rbac.authorization.k8s.io/olm\.og\.' |
     xargs -r kubectl delete --ignore-not-found >/dev/null
   echo "olm: removed"
-}
-
-# wait_for SECONDS WHAT COMMAND... runs the command (through a shell) until
-# it succeeds.
-wait_for() {
-  local seconds=$1 what=$2
-  shift 2
-  for ((i = 0; i < seconds; i++)); do
-    if eval "$*" 2>/dev/null; then return 0; fi
-    sleep 1
-  done
-  echo "olm: timed out after ${seconds}s waiting for $what" >&2
-  return 1
 }
 
 case ${1:-} in
