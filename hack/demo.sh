@@ -40,8 +40,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# image NAME FILE is the reference a record of hack/images holds for NAME.
-image() { sed -n "s|^ *\"$1\": \"\(.*\)\",\?$|\1|p" "$2"; }
+# shellcheck source=hack/record.sh
+source hack/record.sh
 
 echo "demo: cluster $(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}')"
 hack/operator.sh install

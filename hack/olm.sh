@@ -21,19 +21,22 @@ chart=$OLM_MODULE_DIR/deploy/chart
 namespace=olm
 apiservice=v1.packages.operators.coreos.com
 
-# image NAME is the upstream name of an image the record holds: the node's
-# registry mirror serves quay.io from the local registry, by digest.
-image() {
+# shellcheck source=hack/record.sh
+source hack/record.sh
+
+# upstream NAME is the upstream name of an image the record holds: the
+# node's registry mirror serves quay.io from the local registry, by digest.
+upstream() {
   local ref
-  ref=$(sed -n "s|^ *\"$1\": \"\(.*\)\",\?$|\1|p" "$OLM_IMAGES_RECORD")
+  ref=$(image "$1" "$OLM_IMAGES_RECORD")
   [[ -n $ref ]] || { echo "olm: no $1 image in $OLM_IMAGES_RECORD: run make olm-images" >&2; exit 1; }
   echo "quay.io/${ref#*/}"
 }
 
 render() {
   local olm opm
-  olm=$(image olm)
-  opm=$(image opm)
+  olm=$(upstream olm)
+  opm=$(upstream opm)
   "$HELM" template olm "$chart" --values "$OLM_MODULE_DIR/deploy/upstream/values.yaml" \
     --set installType=local \
     --set olm.image.ref="$olm",catalog.image.ref="$olm",package.image.ref="$olm" \

@@ -64,9 +64,8 @@ func opmImage(name string, in inputs) spec {
 
 // catalogImages are what a user of the catalog pulls: the catalog, and the
 // bundle and manager images of every released version it names. The
-// version under development is the operator set's. And the images the
-// custom resources' defaults name (busybox, nginx-unprivileged), stood in
-// for by the local ones, so alm-examples run as they are.
+// version under development is the operator set's; the images the custom
+// resources default to are stood in for by the infra and test sets.
 func catalogImages(in inputs) (map[string]spec, error) {
 	if err := required(map[string]string{
 		"CATALOG_DIR": in.catalogDir, "CATALOG_CACHE": in.catalogCache, "RELEASES": in.releases,
@@ -95,17 +94,6 @@ func catalogImages(in inputs) (map[string]spec, error) {
 		images["operator-"+version] = program(repository+":v"+version, filepath.Join(in.releasedManagers, version, "manager"), "/manager")
 	}
 
-	test, err := testImages(in)
-	if err != nil {
-		return nil, err
-	}
-	infra, err := infraImages(in)
-	if err != nil {
-		return nil, err
-	}
-	nginx, box := test["nginx-v1"], infra[busybox]
-	nginx.name, box.name = "nginxinc/nginx-unprivileged:1.29.3-alpine", "library/busybox:1.37.0"
-	images["upstream-nginx"], images["upstream-busybox"] = nginx, box
 	return images, nil
 }
 

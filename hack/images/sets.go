@@ -71,20 +71,30 @@ func infraImages(in inputs) (map[string]spec, error) {
 	}
 	pause := program("seed-infra/pause:3.10", in.pause, "/pause")
 	pause.config.User = "65535:65535"
+	// Busybox as Debian ships it, runs as root (the provisioner's helper
+	// makes directories on the node), and the fetch program for tests,
+	// whose busybox wget is not to be trusted.
+	box := spec{
+		name: "seed-infra/busybox:" + debianVersion(in.debs, "busybox-static"),
+		files: append(append(busyboxes, account{name: "nobody", id: 65534}.files()...),
+			file{path: "/usr/local/bin/fetch", source: in.fetch, mode: 0o755}),
+		config: v1.Config{Cmd: []string{"sh"}, Env: []string{"PATH=/usr/local/bin:/bin"}},
+	}
 	return map[string]spec{
 		"pause":                  pause,
 		"coredns":                program("seed-infra/coredns:"+in.corednsVersion, in.coredns, "/coredns"),
 		"local-path-provisioner": program("seed-infra/local-path-provisioner:"+in.localPathVersion, in.localPathProvisioner, "/local-path-provisioner"),
-		// Busybox as Debian ships it, runs as root (the provisioner's
-		// helper makes directories on the node), and the fetch program
-		// for tests, whose busybox wget is not to be trusted.
-		busybox: {
-			name: "seed-infra/busybox:" + debianVersion(in.debs, "busybox-static"),
-			files: append(append(busyboxes, account{name: "nobody", id: 65534}.files()...),
-				file{path: "/usr/local/bin/fetch", source: in.fetch, mode: 0o755}),
-			config: v1.Config{Cmd: []string{"sh"}, Env: []string{"PATH=/usr/local/bin:/bin"}},
-		},
+		busybox:                  box,
+		"upstream-busybox":       standIn(box, "library/busybox:1.37.0"),
 	}, nil
+}
+
+// standIn is an image under the upstream name a custom resource's default
+// names, so that the alm-examples and samples run as they are on the
+// local cluster, whose registry serves every registry name.
+func standIn(s spec, upstream string) spec {
+	s.name = upstream
+	return s
 }
 
 // nginxConfig serves the page on 8080, unprivileged, with every file it
@@ -154,10 +164,12 @@ func testImages(in inputs) (map[string]spec, error) {
 			},
 		}
 	}
+	first := image("v1", "<h1>seed-operator test page, version 1</h1>\n", user.user())
 	return map[string]spec{
-		"nginx-v1":   image("v1", "<h1>seed-operator test page, version 1</h1>\n", user.user()),
-		"nginx-v2":   image("v2", "<h1>seed-operator test page, version 2</h1>\n", user.user()),
-		"nginx-root": image("root", "<h1>seed-operator test page, as root</h1>\n", "0:0"),
+		"nginx-v1":       first,
+		"nginx-v2":       image("v2", "<h1>seed-operator test page, version 2</h1>\n", user.user()),
+		"nginx-root":     image("root", "<h1>seed-operator test page, as root</h1>\n", "0:0"),
+		"upstream-nginx": standIn(first, "nginxinc/nginx-unprivileged:1.29.3-alpine"),
 	}, nil
 }
 
