@@ -3,6 +3,8 @@
 package olm
 
 import (
+	"context"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
@@ -55,7 +57,7 @@ var _ = Describe("Refused by OLM, with a reason", Ordered, Serial, func() {
 })
 
 // expectNothingInstalled checks that no manager runs in the namespace.
-func expectNothingInstalled(ctx SpecContext, namespace string) {
+func expectNothingInstalled(ctx context.Context, namespace string) {
 	Consistently(ctx, func() error {
 		return k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: managerDeployment}, &appsv1.Deployment{})
 	}, "3s").Should(MatchError(ContainSubstring("not found")))

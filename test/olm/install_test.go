@@ -45,8 +45,8 @@ var _ = Describe("Installed by OLM from the catalog", Ordered, Serial, func() {
 				Expect(crd.StatusDescriptors).NotTo(BeEmpty(), crd.Kind)
 			}
 			d := manager(ctx, own)
-			Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.Containers[0].Image))
-			Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("quay.io/seed-operators/seed-operator:v" + version))
+			Expect(managerImageOf(d)).To(Equal(csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.Containers[0].Image))
+			Expect(managerImageOf(d)).To(Equal(managerImage(version)))
 			expectWatching(ctx, d, watched)
 
 			// Every example reaches Ready where the operator watches.

@@ -4,12 +4,12 @@ package olm
 
 import (
 	"encoding/base64"
-	"encoding/json"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -46,10 +46,8 @@ var _ = Describe("The package, as OperatorHub shows it", func() {
 		Eventually(ctx, func() error {
 			return k8sClient.Get(ctx, client.ObjectKey{Namespace: olmNamespace, Name: packageName}, u)
 		}).Should(Succeed())
-		data, err := json.Marshal(u.Object)
-		Expect(err).NotTo(HaveOccurred())
 		pm := &packageManifest{}
-		Expect(json.Unmarshal(data, pm)).To(Succeed())
+		Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pm)).To(Succeed())
 
 		Expect(pm.Status.CatalogSource).To(Equal(catalogName))
 		Expect(pm.Status.DefaultChannel).To(Equal("stable"))

@@ -18,6 +18,12 @@ import (
 // csvName is the name of a version's ClusterServiceVersion.
 func csvName(version string) string { return packageName + ".v" + version }
 
+// managerImage is the manager's image of a version, as its CSV names it.
+func managerImage(version string) string { return "quay.io/seed-operators/seed-operator:v" + version }
+
+// managerImageOf is the image the manager's Deployment runs.
+func managerImageOf(d *appsv1.Deployment) string { return d.Spec.Template.Spec.Containers[0].Image }
+
 // subscription asks for the package from the suite's catalog.
 func subscription(channel, startingCSV string, approval operatorsv1alpha1.Approval) *operatorsv1alpha1.SubscriptionSpec {
 	return &operatorsv1alpha1.SubscriptionSpec{

@@ -34,7 +34,7 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 		By("installing " + first + " once its InstallPlan is approved")
 		approve(ctx, pendingPlan(ctx, ns, csvName(first)))
 		old := installed(ctx, sub, csvName(first))
-		Expect(manager(ctx, ns).Spec.Template.Spec.Containers[0].Image).To(Equal("quay.io/seed-operators/seed-operator:v" + first))
+		Expect(managerImageOf(manager(ctx, ns))).To(Equal(managerImage(first)))
 		objects := examples(old, ns)
 		DeferCleanup(deleteAll, objects)
 		createReady(ctx, objects...)
@@ -46,14 +46,16 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 		Consistently(ctx, func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(sub), sub)).To(Succeed())
 			g.Expect(sub.Status.InstalledCSV).To(Equal(csvName(first)))
-			g.Expect(manager(ctx, ns).Spec.Template.Spec.Containers[0].Image).To(HaveSuffix(":v" + first))
+			d := &appsv1.Deployment{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: managerDeployment}, d)).To(Succeed())
+			g.Expect(managerImageOf(d)).To(Equal(managerImage(first)))
 		}, "5s").Should(Succeed())
 
 		By("upgrading to " + version)
 		start := time.Now()
 		approve(ctx, plan)
 		installed(ctx, sub, csvName(version))
-		Expect(manager(ctx, ns).Spec.Template.Spec.Containers[0].Image).To(Equal("quay.io/seed-operators/seed-operator:v" + version))
+		Expect(managerImageOf(manager(ctx, ns))).To(Equal(managerImage(version)))
 		AddReportEntry("upgrade "+first+" -> "+version+" (Manual), approval to CSV Succeeded", time.Since(start).Round(100*time.Millisecond).String())
 		Eventually(ctx, func() error {
 			return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: csvName(first)}, &operatorsv1alpha1.ClusterServiceVersion{})
