@@ -75,6 +75,7 @@ OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
 OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
 RENDER_CATALOG ?= $(LOCALBIN)/render-catalog-$(OPM_VERSION)
+OPERATORHUB ?= $(LOCALBIN)/operatorhub-$(OPM_VERSION)
 ENVTEST_DIR ?= $(LOCALBIN)/envtest/$(KUBERNETES_VERSION)-etcd-$(ETCD_VERSION)
 KUBECTL ?= kubectl
 
@@ -248,6 +249,13 @@ scorecard-push: ## Push the scorecard tests' image.
 catalog: render-catalog opm ## Render catalog/ from catalog-templates/ and the bundle folders, then validate it.
 	$(RENDER_CATALOG) -template catalog-templates/seed-operator.yaml -bundles bundles -current bundle > catalog/seed-operator/catalog.yaml
 	$(OPM) validate catalog
+
+# A clone of the community operators repository (k8s-operatorhub/community-operators).
+OPERATORHUB_DIR ?= $(LOCALBIN)/community-operators
+.PHONY: operatorhub
+operatorhub: catalog operatorhub-writer ## Write bundle VERSION, as a pull request to OperatorHub.io adds it, into OPERATORHUB_DIR/operators/seed-operator/, and validate it as that repository's pipeline does.
+	$(OPERATORHUB) -version $(VERSION) -k8s-version $(KUBERNETES_VERSION) -out $(OPERATORHUB_DIR)
+	@echo "operatorhub: wrote $(OPERATORHUB_DIR)/operators/seed-operator/$(VERSION) and ci.yaml"
 
 .PHONY: scorecard-local
 scorecard-local: cluster-up build kustomize bundle scorecard-test seed-scorecard ## Run every scorecard test on this machine: the standard ones on bundle/, the project's own on the local cluster.
@@ -519,8 +527,13 @@ $(OPM): hack/catalog/go.mod | $(LOCALBIN)
 
 .PHONY: render-catalog
 render-catalog: $(RENDER_CATALOG) ## Build hack/catalog, which renders the catalog template from the bundle folders.
-$(RENDER_CATALOG): hack/catalog/go.mod hack/catalog/main.go | $(LOCALBIN)
+$(RENDER_CATALOG): hack/catalog/go.mod $(wildcard hack/catalog/*.go hack/catalog/internal/*/*.go) | $(LOCALBIN)
 	cd hack/catalog && go build -tags containers_image_openpgp -o $@ .
+
+.PHONY: operatorhub-writer
+operatorhub-writer: $(OPERATORHUB) ## Build hack/catalog/operatorhub, which writes a version's folder for OperatorHub.io.
+$(OPERATORHUB): hack/catalog/go.mod $(wildcard hack/catalog/operatorhub/*.go hack/catalog/internal/*/*.go) | $(LOCALBIN)
+	cd hack/catalog && go build -tags containers_image_openpgp -o $@ ./operatorhub
 
 # OLM's programs, as its image lays them out in /bin, stamped with its
 # version as its release build does.

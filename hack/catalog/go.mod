@@ -8,8 +8,10 @@ go 1.26.3
 
 require (
 	github.com/blang/semver/v4 v4.0.0
+	github.com/operator-framework/api v0.45.0
 	github.com/operator-framework/operator-registry v1.73.0
 	github.com/sirupsen/logrus v1.9.4
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -111,7 +113,6 @@ require (
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	github.com/opencontainers/runtime-spec v1.3.0 // indirect
-	github.com/operator-framework/api v0.45.0 // indirect
 	github.com/otiai10/copy v1.14.1 // indirect
 	github.com/otiai10/mint v1.6.3 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
@@ -187,5 +188,4 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.2 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )

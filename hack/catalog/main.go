@@ -17,12 +17,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/template"
 
@@ -32,6 +30,8 @@ import (
 	"github.com/operator-framework/operator-registry/alpha/property"
 	"github.com/operator-framework/operator-registry/alpha/template/basic"
 	"github.com/sirupsen/logrus"
+
+	"github.com/seed-operators/seed-operator/hack/catalog/internal/bundledir"
 )
 
 func main() {
@@ -80,10 +80,7 @@ func (r renderer) renderBundle(ctx context.Context, image string) (*declcfg.Decl
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(r.bundles, version.String())
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		dir = r.current
-	}
+	dir := bundledir.Of(r.bundles, r.current, version)
 	render := action.Render{Refs: []string{dir}, AllowedRefMask: action.RefBundleDir}
 	if !r.inline {
 		// The template has no actions: the rendered image is the image
