@@ -54,6 +54,10 @@ OLM_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/operator-f
 GRPC_HEALTH_PROBE_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/grpc-ecosystem/grpc-health-probe)
 
 LOCALBIN ?= $(shell pwd)/bin
+# bin/ is a module of its own, so that ./... in the operator's module never
+# walks into it: the local cluster's state there (containerd's pod folders)
+# comes and goes while go lists packages.
+BIN_MODULE = $(LOCALBIN)/go.mod
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
@@ -137,11 +141,11 @@ generate: controller-gen ## Generate the DeepCopy methods of the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: fmt
-fmt: ## Run go fmt.
+fmt: $(BIN_MODULE) ## Run go fmt.
 	go fmt ./...
 
 .PHONY: vet
-vet: ## Run go vet.
+vet: $(BIN_MODULE) ## Run go vet.
 	go vet ./...
 
 .PHONY: test
@@ -153,7 +157,7 @@ test: manifests generate fmt vet bundle scorecard-test helm $(ENVTEST_PREREQ) ##
 	SCORECARD_TEST=$(SCORECARD_TEST) hack/scorecard.sh static
 
 .PHONY: lint
-lint: golangci-lint ## Run golangci-lint, on the operator and on the modules under hack/.
+lint: golangci-lint $(BIN_MODULE) ## Run golangci-lint, on the operator and on the modules under hack/.
 	$(GOLANGCI_LINT) run
 	cd hack/catalog && $(GOLANGCI_LINT) run --build-tags containers_image_openpgp
 	cd hack/images && $(GOLANGCI_LINT) run
@@ -163,7 +167,7 @@ lint-fix: golangci-lint ## Run golangci-lint and fix what it can.
 	$(GOLANGCI_LINT) run --fix
 
 .PHONY: verify
-verify: manifests generate bundle catalog ## Fail when a generated file (CRDs, RBAC, deepcopy, bundle, catalog) is not what its generator writes, or a go.mod is not tidy.
+verify: manifests generate bundle catalog $(BIN_MODULE) ## Fail when a generated file (CRDs, RBAC, deepcopy, bundle, catalog) is not what its generator writes, or a go.mod is not tidy.
 	go mod tidy
 	cd hack/catalog && go mod tidy
 	cd hack/tools/operator-sdk && go mod tidy
@@ -333,9 +337,11 @@ test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite aga
 # The OLM suite: OLM v0 in the cluster installs, upgrades and removes the
 # operator from the catalog image, whose pods run on the real node.
 .PHONY: test-olm
-test-olm: olm-up ## Run the OLM suite against the local cluster: every install mode, upgrades, uninstall, the package as OperatorHub shows it.
-	KUBECONFIG=$(CLUSTER_KUBECONFIG) VERSION=$(VERSION) CATALOG_IMG=$(CATALOG_IMG) \
-		go test -tags olm ./test/olm -timeout 30m -v -ginkgo.v
+test-olm: olm-up operator-sdk ## Run the OLM suite against the local cluster: every install mode, upgrades, uninstall, operator-sdk run bundle and scorecard, the package as OperatorHub shows it.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) VERSION=$(VERSION) CATALOG_IMG=$(CATALOG_IMG) OPERATOR_SDK=$(OPERATOR_SDK) \
+		REGISTRY_TLS=$$($(CLUSTER_ENV) $(CLUSTER) registry-tls) CLUSTER_CA=$(LOCALBIN)/cluster/pki/ca.crt \
+		IMAGES_RECORD=$(IMAGES_RECORD) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
+		go test -tags olm ./test/olm -timeout 40m -v -ginkgo.v
 
 # The benchmark's sizes: BENCH_N=100,1000,5000 where the machine has room.
 BENCH_N ?= 100,1000
@@ -363,10 +369,11 @@ IMAGES_ENV = PAUSE=$(LOCALBIN)/pause FETCH=$(LOCALBIN)/fetch DEBS=$(DEBS) \
 	COREDNS=$(COREDNS) COREDNS_VERSION=$(COREDNS_VERSION) \
 	LOCAL_PATH_PROVISIONER=$(LOCAL_PATH_PROVISIONER) LOCAL_PATH_PROVISIONER_VERSION=$(LOCAL_PATH_PROVISIONER_VERSION) \
 	MANAGER=$(LOCALBIN)/manager SEED_SCORECARD=$(LOCALBIN)/seed-scorecard BUNDLE_DIR=bundle \
+	SCORECARD_TEST=$(SCORECARD_TEST) OPERATOR_SDK_VERSION=$(OPERATOR_SDK_VERSION) \
 	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) VERSION=$(VERSION)
 
 .PHONY: images
-images: cluster-up $(IMAGES) infra-inputs build seed-scorecard ## Build the operator's, the scorecard's, the bundle's and the test images, and push them to the local registry.
+images: cluster-up $(IMAGES) infra-inputs build seed-scorecard scorecard-test ## Build the operator's, the scorecard's, the bundle's and the test images, and push them to the local registry.
 	$(IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(IMAGES_RECORD) infra test operator
 
 # What the infra images are made of: the pause and fetch programs, CoreDNS,
@@ -425,6 +432,9 @@ $(RELEASED_MANAGERS)/%/manager:
 
 $(LOCALBIN):
 	mkdir -p $(LOCALBIN)
+
+$(BIN_MODULE): | $(LOCALBIN)
+	printf 'module seed-operator.local/bin\n' >$@
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Build controller-gen.

@@ -57,6 +57,8 @@ func almExamples(bundleDir string) ([]unstructured.Unstructured, error) {
 
 // dryRun passes when the API server accepts every example as it is, in a
 // server-side dry run that runs validation and admission but stores nothing.
+// Each goes under a name of its own, as in becomesReady: the examples
+// themselves may already be in the namespace, created by a user.
 func dryRun(ctx context.Context, c client.Client, namespace string, examples []unstructured.Unstructured) scapiv1alpha3.TestResult {
 	r := scapiv1alpha3.TestResult{Name: "alm-examples-dry-run", State: scapiv1alpha3.PassState}
 	if len(examples) == 0 {
@@ -66,6 +68,7 @@ func dryRun(ctx context.Context, c client.Client, namespace string, examples []u
 	for _, example := range examples {
 		obj := example.DeepCopy()
 		obj.SetNamespace(namespace)
+		obj.SetName(obj.GetName() + "-" + rand.String(5))
 		if err := c.Create(ctx, obj, client.DryRunAll); err != nil {
 			r = fail(r, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err))
 			continue

@@ -2,8 +2,9 @@
 // `cluster down` and `cluster status`, configured from the environment as
 // the Makefile sets it (make cluster-up, cluster-down, cluster-status);
 // `cluster registry` prints the registry's host:port, where `make images`
-// pushes, and `cluster steer NAMESPACE` annotates a namespace so that its
-// pods run on the real node.
+// pushes, `cluster registry-tls` that of its HTTPS twin, and
+// `cluster steer NAMESPACE` annotates a namespace so that its pods run on
+// the real node.
 package main
 
 import (
@@ -16,7 +17,7 @@ import (
 	"github.com/seed-operators/seed-operator/test/cluster"
 )
 
-const usage = "usage: cluster up|down|status|registry|steer NAMESPACE"
+const usage = "usage: cluster up|down|status|registry|registry-tls|steer NAMESPACE"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -37,6 +38,8 @@ func main() {
 			err = c.Status()
 		case "registry":
 			fmt.Println(config.RegistryHost())
+		case "registry-tls":
+			fmt.Println(config.RegistryTLSHost())
 		case "steer":
 			if len(os.Args) != 3 {
 				err = fmt.Errorf("usage: cluster steer NAMESPACE")

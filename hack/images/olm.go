@@ -29,15 +29,30 @@ func olmImages(in inputs) (map[string]spec, error) {
 	for _, program := range olmPrograms {
 		files = append(files, file{path: "/bin/" + program, source: filepath.Join(in.olmDir, program), mode: 0o755})
 	}
+	index, err := emptyIndexImage("seed-infra/empty-index:"+in.opmVersion, in)
+	if err != nil {
+		return nil, err
+	}
+	box, err := busyboxFiles(in.debs)
+	if err != nil {
+		return nil, err
+	}
 	return map[string]spec{
 		olmSet: {
 			name:   "operator-framework/olm:" + in.olmVersion,
 			files:  files,
-			config: v1.Config{User: olmUser.user(), Env: []string{"PATH=/bin"}, WorkingDir: "/"},
+			config: v1.Config{User: olmUser.user(), Env: []string{binPath}, WorkingDir: "/"},
 		},
-		"opm": opmImage("operator-framework/opm:"+in.opmVersion, in),
+		"opm":         opmImage("operator-framework/opm:"+in.opmVersion, in),
+		"empty-index": index,
+		// operator-sdk run bundle-upgrade unpacks the catalog it serves
+		// with this image, which no flag changes: a shell, cat and gzip.
+		"upstream-ubi": {name: "ubi9/ubi:9.7", files: box, config: v1.Config{Cmd: []string{"sh"}, Env: []string{binPath}}},
 	}, nil
 }
+
+// binPath is the PATH of images whose programs are all in /bin.
+const binPath = "PATH=/bin"
 
 // olmUser runs OLM's images, as upstream's do.
 var olmUser = account{name: "olm", id: 1001}
@@ -45,8 +60,12 @@ var olmUser = account{name: "olm", id: 1001}
 // olmPrograms are the programs of OLM's image, in its /bin.
 var olmPrograms = []string{"olm", "catalog", "package-server", "copy-content", "cpb"}
 
-// configsDir is where a catalog image holds its file-based catalog.
-const configsDir = "/configs"
+// configsDir is where a catalog image holds its file-based catalog, and
+// configsLabel the label that says so.
+const (
+	configsDir   = "/configs"
+	configsLabel = "operators.operatorframework.io.index.configs.v1"
+)
 
 // opmImage is opm and the health probe OLM runs in catalog pods, as
 // catalog.Dockerfile expects of its base.
@@ -58,8 +77,24 @@ func opmImage(name string, in inputs) spec {
 			file{path: "/etc/nsswitch.conf", content: []byte("hosts: files dns\n")},
 			file{path: "/bin/opm", source: in.opm, mode: 0o755},
 			file{path: "/bin/grpc_health_probe", source: in.grpcHealthProbe, mode: 0o755}),
-		config: v1.Config{Entrypoint: []string{"/bin/opm"}, User: olmUser.user(), Env: []string{"PATH=/bin"}, WorkingDir: "/"},
+		config: v1.Config{Entrypoint: []string{"/bin/opm"}, User: olmUser.user(), Env: []string{binPath}, WorkingDir: "/"},
 	}
+}
+
+// emptyIndexImage is a catalog image with no package, for operator-sdk
+// run bundle's --index-image: the CLI adds the bundle to the catalog the
+// image holds (none here), and runs `sh -c "opm serve ..."` in it.
+func emptyIndexImage(name string, in inputs) (spec, error) {
+	sh, err := busyboxApplet(in.debs, "sh")
+	if err != nil {
+		return spec{}, err
+	}
+	index := opmImage(name, in)
+	// opm serve keeps its cache in a temporary folder.
+	index.files = append(append(index.files, sh...), file{path: configsDir, mode: 0o755}, file{path: "/tmp", mode: 0o1777})
+	index.config.Cmd = []string{"serve", configsDir}
+	index.config.Labels = map[string]string{configsLabel: configsDir}
+	return index, nil
 }
 
 // catalogImages are what a user of the catalog pulls: the catalog, and the
@@ -115,7 +150,7 @@ func catalogImage(name string, in inputs) (spec, error) {
 		catalog.files = append(catalog.files, files...)
 	}
 	catalog.config.Cmd = []string{"serve", configsDir, "--cache-dir=/tmp/cache"}
-	catalog.config.Labels = map[string]string{"operators.operatorframework.io.index.configs.v1": configsDir}
+	catalog.config.Labels = map[string]string{configsLabel: configsDir}
 	return catalog, nil
 }
 

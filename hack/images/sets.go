@@ -18,6 +18,8 @@ type inputs struct {
 	debs string
 	// The operator's: its programs, its bundle, and where its images go.
 	manager, scorecard, bundleDir, imageBase, version string
+	// operator-sdk's scorecard-test program, and its version.
+	scorecardTest, operatorSDKVersion string
 	// OLM's and opm's programs, and the catalog: its folder, opm's cache
 	// of it, the released bundles' folders and their managers, by version.
 	olmDir, olmVersion, opm, opmVersion, grpcHealthProbe string
@@ -33,6 +35,7 @@ func inputsFromEnv() inputs {
 		olmDir: os.Getenv("OLM_DIR"), olmVersion: os.Getenv("OLM_VERSION"), opm: os.Getenv("OPM"), opmVersion: os.Getenv("OPM_VERSION"),
 		grpcHealthProbe: os.Getenv("GRPC_HEALTH_PROBE"), catalogDir: os.Getenv("CATALOG_DIR"), catalogCache: os.Getenv("CATALOG_CACHE"),
 		releases: os.Getenv("RELEASES"), releasedManagers: os.Getenv("RELEASED_MANAGERS"),
+		scorecardTest: os.Getenv("SCORECARD_TEST"), operatorSDKVersion: os.Getenv("OPERATOR_SDK_VERSION"),
 	}
 }
 
@@ -175,11 +178,13 @@ func testImages(in inputs) (map[string]spec, error) {
 
 // operatorImages are the operator's own: the manager, the project's
 // scorecard tests and the bundle, laid out as Dockerfile,
-// scorecard/Dockerfile and bundle.Dockerfile lay them out.
+// scorecard/Dockerfile and bundle.Dockerfile lay them out; and the
+// scorecard's standard tests, which the bundle's scorecard config names.
 func operatorImages(in inputs) (map[string]spec, error) {
 	if err := required(map[string]string{
 		"MANAGER": in.manager, "SEED_SCORECARD": in.scorecard, "BUNDLE_DIR": in.bundleDir,
 		"IMAGE_TAG_BASE": in.imageBase, "VERSION": in.version,
+		"SCORECARD_TEST": in.scorecardTest, "OPERATOR_SDK_VERSION": in.operatorSDKVersion,
 	}); err != nil {
 		return nil, err
 	}
@@ -189,10 +194,19 @@ func operatorImages(in inputs) (map[string]spec, error) {
 		return nil, err
 	}
 	return map[string]spec{
-		"operator":  program(repository+":v"+in.version, in.manager, "/manager"),
-		"scorecard": program(repository+"-scorecard:v"+in.version, in.scorecard, "/usr/local/bin/seed-scorecard"),
-		"bundle":    bundle,
+		"operator":       program(repository+":v"+in.version, in.manager, "/manager"),
+		"scorecard":      program(repository+"-scorecard:v"+in.version, in.scorecard, "/usr/local/bin/seed-scorecard"),
+		"bundle":         bundle,
+		"scorecard-test": scorecardTestImage(in),
 	}, nil
+}
+
+// scorecardTestImage is operator-sdk's images/scorecard-test: the program
+// on PATH, as the scorecard config's entrypoints name it.
+func scorecardTestImage(in inputs) spec {
+	s := program("operator-framework/scorecard-test:"+in.operatorSDKVersion, in.scorecardTest, "/usr/local/bin/scorecard-test")
+	s.config.Env = []string{"PATH=/usr/local/bin:/bin"}
+	return s
 }
 
 // bundleImage holds a bundle's manifests, metadata and scorecard tests at

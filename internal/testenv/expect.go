@@ -27,12 +27,18 @@ func (e *Env) Namespace(ctx context.Context, prefix string) string {
 // given annotations that enforces the restricted Pod Security Standard, as
 // a careful administrator's would, and deletes it after the spec.
 func RestrictedNamespace(ctx context.Context, c client.Client, prefix string, annotations map[string]string) string {
+	return Namespace(ctx, c, prefix, "restricted", annotations)
+}
+
+// Namespace is RestrictedNamespace's, enforcing the given level of the Pod
+// Security Standards instead.
+func Namespace(ctx context.Context, c client.Client, prefix, level string, annotations map[string]string) string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		GenerateName: prefix + "-",
 		Annotations:  annotations,
 		Labels: map[string]string{
-			"pod-security.kubernetes.io/enforce": "restricted",
-			"pod-security.kubernetes.io/warn":    "restricted",
+			"pod-security.kubernetes.io/enforce": level,
+			"pod-security.kubernetes.io/warn":    level,
 		},
 	}}
 	Expect(c.Create(ctx, ns)).To(Succeed())

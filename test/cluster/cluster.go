@@ -11,6 +11,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -34,7 +36,7 @@ func New(c Config) *Cluster {
 
 // processes are the cluster's processes, in the order they start.
 func (cl *Cluster) processes() []process {
-	ps := []process{cl.etcd(), cl.apiServer(), cl.registry(), cl.controllerManager(), cl.scheduler(), cl.kwok()}
+	ps := []process{cl.etcd(), cl.apiServer(), cl.registry(), cl.registryTLS(), cl.controllerManager(), cl.scheduler(), cl.kwok()}
 	if cl.RealNodes > 0 {
 		ps = append(ps, cl.containerd(), cl.kubelet(), cl.kubeProxy())
 	}
@@ -135,7 +137,7 @@ func (cl *Cluster) checkPorts() error {
 	ports := map[string]int{
 		"ETCD_PORT": p.Etcd, "ETCD_PEER_PORT": p.EtcdPeer, "APISERVER_PORT": p.APIServer,
 		"CONTROLLER_MANAGER_PORT": p.ControllerManager, "SCHEDULER_PORT": p.Scheduler, "KWOK_PORT": p.Kwok,
-		"REGISTRY_PORT": p.Registry,
+		"REGISTRY_PORT": p.Registry, "REGISTRY_TLS_PORT": p.RegistryTLS,
 	}
 	if cl.RealNodes > 0 {
 		ports["KUBELET_PORT"], ports["KUBELET_HEALTHZ_PORT"] = p.Kubelet, p.KubeletHealthz
@@ -182,7 +184,7 @@ func (cl *Cluster) writeCredentials(context.Context) error {
 	if err != nil {
 		return err
 	}
-	identities := append([]identity{cl.apiServerIdentity()}, controlPlaneIdentities...)
+	identities := append([]identity{cl.apiServerIdentity(), cl.registryTLSIdentity()}, controlPlaneIdentities...)
 	if cl.RealNodes > 0 {
 		identities = append(identities, cl.realNodeIdentities()...)
 	}
@@ -228,14 +230,18 @@ func (cl *Cluster) startControlPlane(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if err := writeFiles(map[string]string{
-		cl.path("registry.yaml"):       cl.registryConfig(),
-		cl.path("kube-scheduler.yaml"): cl.schedulerConfig(),
-	}); err != nil {
+	files := cl.registryConfigs()
+	files[cl.path("kube-scheduler.yaml")] = cl.schedulerConfig()
+	if err := writeFiles(files); err != nil {
 		return err
 	}
 	if err := cl.startAndWait(ctx, cl.registry(), 30*time.Second, func() error {
 		return httpOK("http://" + cl.RegistryHost() + "/v2/")
+	}); err != nil {
+		return err
+	}
+	if err := cl.startAndWait(ctx, cl.registryTLS(), 30*time.Second, func() error {
+		return cl.httpsOK("https://" + cl.RegistryTLSHost() + "/v2/")
 	}); err != nil {
 		return err
 	}
@@ -380,7 +386,25 @@ func (cl *Cluster) apply(manifests string) error {
 }
 
 func httpOK(url string) error {
-	client := http.Client{Timeout: 2 * time.Second}
+	return get(&http.Client{Timeout: 2 * time.Second}, url)
+}
+
+// httpsOK is httpOK for a server whose certificate the cluster's CA
+// issued.
+func (cl *Cluster) httpsOK(url string) error {
+	ca, err := os.ReadFile(cl.CAFile())
+	if err != nil {
+		return err
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(ca) {
+		return fmt.Errorf("no certificate in %s", cl.CAFile())
+	}
+	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
+	return get(&http.Client{Timeout: 2 * time.Second, Transport: transport}, url)
+}
+
+func get(client *http.Client, url string) error {
 	resp, err := client.Get(url)
 	if err != nil {
 		return err

@@ -24,7 +24,10 @@ var (
 	serviceRange  = netip.MustParsePrefix("198.19.0.0/16")
 	// The first address of the Service range is the kubernetes Service's.
 	kubernetesServiceIP = netip.MustParseAddr("198.19.0.1")
-	dnsServiceIP        = netip.MustParseAddr("198.19.0.10")
+	// loopback is where everything listens without a real node, and a name
+	// every serving certificate carries, with localhostName.
+	loopback     = netip.MustParseAddr("127.0.0.1")
+	dnsServiceIP = netip.MustParseAddr("198.19.0.10")
 )
 
 const (
@@ -37,6 +40,7 @@ const (
 	RealNodeLabel = "seed.example.com/node"
 	realNodeValue = "real"
 	clusterDomain = "cluster.local"
+	localhostName = "localhost"
 )
 
 // Config says where the cluster keeps its files, what it runs and on which
@@ -61,8 +65,9 @@ type Config struct {
 
 // Ports are the TCP ports the cluster's processes listen on.
 type Ports struct {
-	Etcd, EtcdPeer, APIServer, ControllerManager, Scheduler, Kwok         int
-	Registry, Kubelet, KubeletHealthz, KubeProxyHealthz, KubeProxyMetrics int
+	Etcd, EtcdPeer, APIServer, ControllerManager, Scheduler, Kwok int
+	Registry, RegistryTLS                                         int
+	Kubelet, KubeletHealthz, KubeProxyHealthz, KubeProxyMetrics   int
 }
 
 // ConfigFromEnv reads the configuration from the environment, with the
@@ -97,6 +102,7 @@ func ConfigFromEnv() (Config, error) {
 		{&c.Ports.Scheduler, "SCHEDULER_PORT", 20259},
 		{&c.Ports.Kwok, "KWOK_PORT", 20247},
 		{&c.Ports.Registry, "REGISTRY_PORT", 15000},
+		{&c.Ports.RegistryTLS, "REGISTRY_TLS_PORT", 15443},
 		{&c.Ports.Kubelet, "KUBELET_PORT", 20250},
 		{&c.Ports.KubeletHealthz, "KUBELET_HEALTHZ_PORT", 20248},
 		{&c.Ports.KubeProxyHealthz, "KUBE_PROXY_HEALTHZ_PORT", 20256},
@@ -122,7 +128,7 @@ func (c Config) apiAddress() netip.Addr {
 	if c.RealNodes > 0 {
 		return hostAddress
 	}
-	return netip.MustParseAddr("127.0.0.1")
+	return loopback
 }
 
 // APIServerURL is the API server's address, as every kubeconfig names it.
@@ -134,6 +140,15 @@ func (c Config) APIServerURL() string {
 func (c Config) RegistryHost() string {
 	return netip.AddrPortFrom(c.apiAddress(), uint16(c.Ports.Registry)).String()
 }
+
+// RegistryTLSHost is the host:port of the registry's HTTPS twin
+// (registry.go), whose certificate CAFile verifies.
+func (c Config) RegistryTLSHost() string {
+	return netip.AddrPortFrom(c.apiAddress(), uint16(c.Ports.RegistryTLS)).String()
+}
+
+// CAFile is the cluster's certificate authority.
+func (c Config) CAFile() string { return c.pki().path("ca.crt") }
 
 // Kubeconfig is the administrator's kubeconfig.
 func (c Config) Kubeconfig() string { return filepath.Join(c.Dir, "kubeconfig") }

@@ -15,7 +15,7 @@ import (
 func testConfig(realNodes int) Config {
 	return Config{
 		Dir: "/work/bin/cluster", RealNodes: realNodes, KwokNodes: 2,
-		Ports: Ports{APIServer: 16443, Registry: 15000, Kubelet: 20250, KubeletHealthz: 20248,
+		Ports: Ports{APIServer: 16443, Registry: 15000, RegistryTLS: 15443, Kubelet: 20250, KubeletHealthz: 20248,
 			KubeProxyHealthz: 20256, KubeProxyMetrics: 20249, Etcd: 12379, EtcdPeer: 12380},
 		Kube: "/work/bin/kube", Containerd: "/work/bin/containerd", ContainerdShim: "/work/bin/shim",
 		Runc: "/usr/sbin/runc", CNIDir: "/work/bin/cni",
@@ -59,17 +59,21 @@ func TestAddrAt(t *testing.T) {
 // pods run for real, and on loopback only otherwise.
 func TestListenAddresses(t *testing.T) {
 	tests := []struct {
-		realNodes             int
-		wantAPI, wantRegistry string
+		realNodes                              int
+		wantAPI, wantRegistry, wantRegistryTLS string
 	}{
-		{1, "https://198.18.0.1:16443", "198.18.0.1:15000"},
-		{0, "https://127.0.0.1:16443", "127.0.0.1:15000"},
+		{1, "https://198.18.0.1:16443", "198.18.0.1:15000", "198.18.0.1:15443"},
+		{0, "https://127.0.0.1:16443", "127.0.0.1:15000", "127.0.0.1:15443"},
 	}
 	for _, tt := range tests {
 		g := NewWithT(t)
 		c := testConfig(tt.realNodes)
 		g.Expect(c.APIServerURL()).To(Equal(tt.wantAPI))
 		g.Expect(c.RegistryHost()).To(Equal(tt.wantRegistry))
+		g.Expect(c.RegistryTLSHost()).To(Equal(tt.wantRegistryTLS))
+		host, _, _ := strings.Cut(tt.wantRegistryTLS, ":")
+		g.Expect(c.registryTLSIdentity().ips).To(ContainElement(BeEquivalentTo(netip.MustParseAddr(host).AsSlice())),
+			"the HTTPS registry's certificate names the address it listens on")
 		args := strings.Join(c.apiServer().args, " ")
 		g.Expect(args).To(ContainSubstring("--bind-address=" + c.apiAddress().String()))
 		g.Expect(strings.Contains(args, "--endpoint-reconciler-type=none")).To(Equal(tt.realNodes == 0))
@@ -172,4 +176,39 @@ func TestAddons(t *testing.T) {
 	g.Expect(manifests).To(ContainSubstring("image: 198.18.0.1:15000/seed-infra/busybox:1@sha256:3"))
 	g.Expect(manifests).To(ContainSubstring("clusterIP: 198.19.0.10"))
 	g.Expect(manifests).To(ContainSubstring(`"/work/bin/cluster/volumes"`))
+}
+
+// The two registries serve one storage: the first writes it, the second,
+// over HTTPS with the cluster CA's certificate, only reads it.
+func TestRegistryConfigs(t *testing.T) {
+	g := NewWithT(t)
+	c := testConfig(1)
+	type config struct {
+		Storage struct {
+			Filesystem  struct{ RootDirectory string } `json:"filesystem"`
+			Maintenance struct {
+				ReadOnly struct{ Enabled bool } `json:"readonly"`
+			} `json:"maintenance"`
+		} `json:"storage"`
+		HTTP struct {
+			Addr string `json:"addr"`
+			TLS  struct{ Certificate, Key string }
+		} `json:"http"`
+	}
+	configs := map[string]config{}
+	for file, content := range c.registryConfigs() {
+		var cfg config
+		g.Expect(yaml.Unmarshal([]byte(content), &cfg)).To(Succeed(), file)
+		configs[file] = cfg
+	}
+	plain, secure := configs[c.path("registry.yaml")], configs[c.path("registry-tls.yaml")]
+	g.Expect(plain.Storage.Filesystem.RootDirectory).To(Equal(c.path(registryDir)))
+	g.Expect(secure.Storage.Filesystem.RootDirectory).To(Equal(plain.Storage.Filesystem.RootDirectory))
+	g.Expect(plain.Storage.Maintenance.ReadOnly.Enabled).To(BeFalse())
+	g.Expect(secure.Storage.Maintenance.ReadOnly.Enabled).To(BeTrue())
+	g.Expect(plain.HTTP.Addr).To(Equal(c.RegistryHost()))
+	g.Expect(plain.HTTP.TLS.Certificate).To(BeEmpty())
+	g.Expect(secure.HTTP.Addr).To(Equal(c.RegistryTLSHost()))
+	g.Expect(secure.HTTP.TLS.Certificate).To(Equal(c.pki().path("registry-tls.crt")))
+	g.Expect(secure.HTTP.TLS.Key).To(Equal(c.pki().path("registry-tls.key")))
 }

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"net/netip"
 	"strings"
 )
 
@@ -17,6 +16,7 @@ const (
 	schedulerName         = "kube-scheduler"
 	kwokName              = "kwok"
 	registryName          = "registry"
+	registryTLSName       = "registry-tls"
 	containerdName        = "containerd"
 	kubeletName           = "kubelet"
 	kubeProxyName         = "kube-proxy"
@@ -53,8 +53,8 @@ const frontProxyClientName = "front-proxy-client"
 func (c Config) apiServerIdentity() identity {
 	return identity{
 		name: "apiserver", cn: apiServerName, server: true,
-		ips: netIPs(netip.MustParseAddr("127.0.0.1"), kubernetesServiceIP, c.apiAddress()),
-		dns: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc." + clusterDomain},
+		ips: netIPs(loopback, kubernetesServiceIP, c.apiAddress()),
+		dns: []string{localhostName, "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc." + clusterDomain},
 	}
 }
 

@@ -19,7 +19,7 @@ func (c Config) realNodeIdentities() []identity {
 		{name: kubeletName, cn: "system:node:" + realNodeName, groups: []string{"system:nodes"}},
 		{
 			name: "kubelet-serving", cn: "system:node:" + realNodeName, groups: []string{"system:nodes"}, server: true,
-			ips: netIPs(hostAddress, netip.MustParseAddr("127.0.0.1")), dns: []string{realNodeName, "localhost"},
+			ips: netIPs(hostAddress, loopback), dns: []string{realNodeName, localhostName},
 		},
 		{name: kubeProxyName, cn: "system:" + kubeProxyName},
 	}
@@ -213,28 +213,6 @@ conntrack:
   maxPerCore: 0
   min: 0
 `, c.path("kube-proxy.kubeconfig"), realPodSubnet, hostAddress, c.Ports.KubeProxyHealthz, c.Ports.KubeProxyMetrics, hostAddress)
-}
-
-func (c Config) registry() process {
-	return process{
-		name: registryName, binary: c.Registry, args: []string{"serve", c.path(registryName + ".yaml")},
-		// The registry exports traces to a collector unless told not to.
-		env: []string{"OTEL_TRACES_EXPORTER=none"},
-	}
-}
-
-func (c Config) registryConfig() string {
-	return fmt.Sprintf(`version: 0.1
-log:
-  level: warn
-storage:
-  filesystem:
-    rootdirectory: %s
-  delete:
-    enabled: true
-http:
-  addr: %s
-`, c.path(registryDir), c.RegistryHost())
 }
 
 // writeNodeFiles writes the configuration of the real node's programs.

@@ -57,11 +57,19 @@ func subscribe(ctx context.Context, namespace string, spec *operatorsv1alpha1.Su
 // installed waits until the Subscription says it installed the given CSV
 // and that CSV has succeeded.
 func installed(ctx context.Context, sub *operatorsv1alpha1.Subscription, name string) *operatorsv1alpha1.ClusterServiceVersion {
-	csv := &operatorsv1alpha1.ClusterServiceVersion{}
 	Eventually(ctx, func(g Gomega) {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(sub), sub)).To(Succeed())
 		g.Expect(sub.Status.InstalledCSV).To(Equal(name))
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: sub.Namespace, Name: name}, csv)).To(Succeed())
+	}).Should(Succeed())
+	return succeeded(ctx, sub.Namespace, name)
+}
+
+// succeeded waits until the CSV of that name in the namespace has
+// succeeded.
+func succeeded(ctx context.Context, namespace, name string) *operatorsv1alpha1.ClusterServiceVersion {
+	csv := &operatorsv1alpha1.ClusterServiceVersion{}
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, csv)).To(Succeed())
 		g.Expect(csv.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhaseSucceeded), "%s: %s", csv.Status.Reason, csv.Status.Message)
 	}).Should(Succeed())
 	return csv

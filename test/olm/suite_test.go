@@ -164,7 +164,13 @@ func bundleCSV() *operatorsv1alpha1.ClusterServiceVersion {
 // Security Standard and whose pods run on the real node, deleted after the
 // spec.
 func createNamespace(ctx context.Context, prefix string) string {
-	ns := testenv.RestrictedNamespace(ctx, k8sClient, prefix, cluster.RealNodeAnnotations())
+	return createNamespaceAt(ctx, prefix, "restricted")
+}
+
+// createNamespaceAt is createNamespace's, at another level of the Pod
+// Security Standards.
+func createNamespaceAt(ctx context.Context, prefix, level string) string {
+	ns := testenv.Namespace(ctx, k8sClient, prefix, level, cluster.RealNodeAnnotations())
 	specNamespaces = append(specNamespaces, ns)
 	return ns
 }
