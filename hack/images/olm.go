@@ -33,10 +33,6 @@ func olmImages(in inputs) (map[string]spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	box, err := busyboxFiles(in.debs)
-	if err != nil {
-		return nil, err
-	}
 	return map[string]spec{
 		olmSet: {
 			name:   "operator-framework/olm:" + in.olmVersion,
@@ -45,9 +41,6 @@ func olmImages(in inputs) (map[string]spec, error) {
 		},
 		"opm":         opmImage("operator-framework/opm:"+in.opmVersion, in),
 		"empty-index": index,
-		// operator-sdk run bundle-upgrade unpacks the catalog it serves
-		// with this image, which no flag changes: a shell, cat and gzip.
-		"upstream-ubi": {name: "ubi9/ubi:9.7", files: box, config: v1.Config{Cmd: []string{"sh"}, Env: []string{binPath}}},
 	}, nil
 }
 

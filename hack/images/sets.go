@@ -89,6 +89,10 @@ func infraImages(in inputs) (map[string]spec, error) {
 		"local-path-provisioner": program("seed-infra/local-path-provisioner:"+in.localPathVersion, in.localPathProvisioner, "/local-path-provisioner"),
 		busybox:                  box,
 		"upstream-busybox":       standIn(box, "library/busybox:1.37.0"),
+		// operator-sdk run bundle-upgrade unpacks the catalog it serves
+		// with registry.access.redhat.com's ubi, which no flag changes:
+		// it needs a shell, cat and gzip.
+		"upstream-ubi": standIn(box, "ubi9/ubi:9.7"),
 	}, nil
 }
 

@@ -240,8 +240,12 @@ func (cl *Cluster) startControlPlane(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	verified, err := cl.caClient()
+	if err != nil {
+		return err
+	}
 	if err := cl.startAndWait(ctx, cl.registryTLS(), 30*time.Second, func() error {
-		return cl.httpsOK("https://" + cl.RegistryTLSHost() + "/v2/")
+		return get(verified, "https://"+cl.RegistryTLSHost()+"/v2/")
 	}); err != nil {
 		return err
 	}
@@ -389,19 +393,19 @@ func httpOK(url string) error {
 	return get(&http.Client{Timeout: 2 * time.Second}, url)
 }
 
-// httpsOK is httpOK for a server whose certificate the cluster's CA
-// issued.
-func (cl *Cluster) httpsOK(url string) error {
+// caClient is an HTTP client for servers whose certificates the cluster's
+// CA issued.
+func (cl *Cluster) caClient() (*http.Client, error) {
 	ca, err := os.ReadFile(cl.CAFile())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM(ca) {
-		return fmt.Errorf("no certificate in %s", cl.CAFile())
+		return nil, fmt.Errorf("no certificate in %s", cl.CAFile())
 	}
 	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
-	return get(&http.Client{Timeout: 2 * time.Second, Transport: transport}, url)
+	return &http.Client{Timeout: 2 * time.Second, Transport: transport}, nil
 }
 
 func get(client *http.Client, url string) error {
