@@ -52,6 +52,8 @@ HELM_VERSION ?= v4.3.1
 # OLM v0 and the catalog image's health probe, built from hack/tools/olm.
 OLM_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/operator-framework/operator-lifecycle-manager)
 GRPC_HEALTH_PROBE_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/grpc-ecosystem/grpc-health-probe)
+# OLM v1 (operator-controller and catalogd), built from hack/tools/olmv1.
+OLMV1_VERSION := $(call module-version,hack/tools/olmv1/go.mod,github.com/operator-framework/operator-controller)
 
 LOCALBIN ?= $(shell pwd)/bin
 # bin/ is a module of its own, so that ./... in the operator's module never
@@ -74,6 +76,7 @@ COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
 LOCAL_PATH_PROVISIONER ?= $(LOCALBIN)/local-path-provisioner-$(LOCAL_PATH_PROVISIONER_VERSION)
 OLM_DIR ?= $(LOCALBIN)/olm-$(OLM_VERSION)
 GRPC_HEALTH_PROBE ?= $(LOCALBIN)/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)
+OLMV1_DIR ?= $(LOCALBIN)/olmv1-$(OLMV1_VERSION)
 IMAGES ?= $(LOCALBIN)/images
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
@@ -113,7 +116,7 @@ GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/r
 	hack/catalog/go.mod hack/catalog/go.sum hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum \
 	hack/tools/kube/go.mod hack/tools/kube/go.sum hack/images/go.mod hack/images/go.sum \
 	hack/tools/coredns/go.mod hack/tools/coredns/go.sum hack/tools/registry/go.mod hack/tools/registry/go.sum \
-	hack/tools/olm/go.mod hack/tools/olm/go.sum
+	hack/tools/olm/go.mod hack/tools/olm/go.sum hack/tools/olmv1/go.mod hack/tools/olmv1/go.sum
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -176,6 +179,7 @@ verify: manifests generate bundle catalog $(BIN_MODULE) ## Fail when a generated
 	cd hack/tools/registry && go mod tidy
 	cd hack/images && go mod tidy
 	cd hack/tools/olm && go mod tidy
+	cd hack/tools/olmv1 && go mod tidy
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 		git status --porcelain -- $(GENERATED); git --no-pager diff -- $(GENERATED); \
 		echo "Generated files are stale: run 'make manifests generate' and 'go mod tidy', then commit."; exit 1; \
@@ -334,10 +338,11 @@ test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite aga
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
 		IMAGES_RECORD=$(IMAGES_RECORD) go test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v
 
-# The OLM suite: OLM v0 in the cluster installs, upgrades and removes the
-# operator from the catalog image, whose pods run on the real node.
+# The OLM suite: OLM v0 and OLM v1 in the cluster install, upgrade and
+# remove the operator from the catalog image, whose pods run on the real
+# node.
 .PHONY: test-olm
-test-olm: olm-up operator-sdk ## Run the OLM suite against the local cluster: every install mode, upgrades, uninstall, operator-sdk run bundle and scorecard, the package as OperatorHub shows it.
+test-olm: olm-up olmv1-up operator-sdk ## Run the OLM suite against the local cluster: every install mode, upgrades, uninstall, operator-sdk run bundle and scorecard, the package as OperatorHub shows it, and OLM v1.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) VERSION=$(VERSION) CATALOG_IMG=$(CATALOG_IMG) OPERATOR_SDK=$(OPERATOR_SDK) \
 		REGISTRY_TLS=$$($(CLUSTER_ENV) $(CLUSTER) registry-tls) CLUSTER_CA=$(LOCALBIN)/cluster/pki/ca.crt \
 		IMAGES_RECORD=$(IMAGES_RECORD) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
@@ -417,6 +422,26 @@ olm-up: olm-images helm ## Install OLM v0 on the local cluster, from the images 
 .PHONY: olm-down
 olm-down: helm ## Remove OLM v0, and everything it installed, from the local cluster.
 	$(OLM_ENV) hack/olm.sh down
+
+# OLM v1 runs beside OLM v0, from the same registry; it serves the catalog
+# image olm-images pushed.
+OLMV1_IMAGES_RECORD = $(LOCALBIN)/cluster/olmv1-images.json
+OLMV1_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) OLMV1_IMAGES_RECORD=$(OLMV1_IMAGES_RECORD) \
+	OLMV1_MODULE_DIR=$$(cd hack/tools/olmv1 && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-controller) \
+	CLUSTER="env $(CLUSTER_ENV) $(CLUSTER)" CLUSTER_CA=$(LOCALBIN)/cluster/pki/ca.crt
+
+.PHONY: olmv1-images
+olmv1-images: images olmv1 ## Build OLM v1's images (operator-controller, catalogd) and push them to the local registry.
+	OLMV1_DIR=$(OLMV1_DIR) OLMV1_VERSION=$(OLMV1_VERSION) \
+		$(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(OLMV1_IMAGES_RECORD) olmv1
+
+.PHONY: olmv1-up
+olmv1-up: olmv1-images olm-images kustomize ## Install OLM v1 (operator-controller and catalogd) on the local cluster, from the images built here.
+	$(OLMV1_ENV) hack/olmv1.sh up
+
+.PHONY: olmv1-down
+olmv1-down: kustomize ## Remove OLM v1, and every ClusterExtension and ClusterCatalog, from the local cluster.
+	$(OLMV1_ENV) hack/olmv1.sh down
 
 .PHONY: released-managers
 released-managers: $(foreach r,$(RELEASES),$(RELEASED_MANAGERS)/$(firstword $(subst =, ,$(r)))/manager)
@@ -555,6 +580,16 @@ $(OLM_DIR): hack/tools/olm/go.mod | $(LOCALBIN)
 		-ldflags "-s -w -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=$(OLM_VERSION:v%=%)" \
 		-o $@.tmp/ $(foreach p,olm catalog package-server copy-content,github.com/operator-framework/operator-lifecycle-manager/cmd/$(p)) \
 		github.com/operator-framework/operator-lifecycle-manager/util/cpb
+	mv $@.tmp $@
+
+# OLM v1's programs, stamped with its version as its release build does.
+.PHONY: olmv1
+olmv1: $(OLMV1_DIR) ## Build OLM v1's programs (operator-controller, catalogd).
+$(OLMV1_DIR): hack/tools/olmv1/go.mod | $(LOCALBIN)
+	rm -rf $@.tmp && mkdir -p $@.tmp
+	cd hack/tools/olmv1 && go build -tags containers_image_openpgp \
+		-ldflags "-s -w -X github.com/operator-framework/operator-controller/internal/shared/version.version=$(OLMV1_VERSION)" \
+		-o $@.tmp/ $(foreach p,operator-controller catalogd,github.com/operator-framework/operator-controller/cmd/$(p))
 	mv $@.tmp $@
 
 .PHONY: grpc-health-probe

@@ -24,19 +24,10 @@ apiservice=v1.packages.operators.coreos.com
 # shellcheck source=hack/record.sh
 source hack/record.sh
 
-# upstream NAME is the upstream name of an image the record holds: the
-# node's registry mirror serves quay.io from the local registry, by digest.
-upstream() {
-  local ref
-  ref=$(image "$1" "$OLM_IMAGES_RECORD")
-  [[ -n $ref ]] || { echo "olm: no $1 image in $OLM_IMAGES_RECORD: run make olm-images" >&2; exit 1; }
-  echo "quay.io/${ref#*/}"
-}
-
 render() {
   local olm opm
-  olm=$(upstream olm)
-  opm=$(upstream opm)
+  olm=$(quay_image olm "$OLM_IMAGES_RECORD" olm-images)
+  opm=$(quay_image opm "$OLM_IMAGES_RECORD" olm-images)
   "$HELM" template olm "$chart" --values "$OLM_MODULE_DIR/deploy/upstream/values.yaml" \
     --set installType=local \
     --set olm.image.ref="$olm",catalog.image.ref="$olm",package.image.ref="$olm" \

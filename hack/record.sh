@@ -3,3 +3,14 @@
 # image NAME FILE is the reference the record FILE (`images push
 # --record`) holds for the image NAME, pinned by digest.
 image() { sed -n "s|^ *\"$1\": \"\(.*\)\",\?$|\1|p" "$2"; }
+
+# quay_image NAME FILE TARGET is the quay.io name, by digest, of the image
+# NAME the record FILE holds (the node's registry mirror serves quay.io from
+# the local registry); it fails, naming the make TARGET that pushes it,
+# when the record lacks it.
+quay_image() {
+  local ref
+  ref=$(image "$1" "$2")
+  [[ -n $ref ]] || { echo "no $1 image in $2: run make $3" >&2; exit 1; }
+  echo "quay.io/${ref#*/}"
+}

@@ -4,7 +4,8 @@
 // `cluster registry` prints the registry's host:port, where `make images`
 // pushes, `cluster registry-tls` that of its HTTPS twin, and
 // `cluster steer NAMESPACE` annotates a namespace so that its pods run on
-// the real node.
+// the real node, and `cluster certificate NAME DNS...` issues a serving
+// certificate from the cluster's CA.
 package main
 
 import (
@@ -17,7 +18,7 @@ import (
 	"github.com/seed-operators/seed-operator/test/cluster"
 )
 
-const usage = "usage: cluster up|down|status|registry|registry-tls|steer NAMESPACE"
+const usage = "usage: cluster up|down|status|registry|registry-tls|steer NAMESPACE|certificate NAME DNS..."
 
 func main() {
 	if len(os.Args) < 2 {
@@ -46,6 +47,8 @@ func main() {
 				break
 			}
 			err = c.Steer(os.Args[2])
+		case "certificate":
+			err = printCertificate(config, os.Args[2:])
 		default:
 			err = fmt.Errorf("unknown command %q: %s", os.Args[1], usage)
 		}
@@ -54,4 +57,20 @@ func main() {
 		fmt.Fprintf(os.Stderr, "cluster: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// printCertificate issues a serving certificate from the cluster's CA and
+// prints the files of the certificate, its key and the CA, a line each.
+func printCertificate(config cluster.Config, args []string) error {
+	if len(args) < 2 {
+		return fmt.Errorf("usage: cluster certificate NAME DNS...")
+	}
+	cert, key, ca, err := config.ServingCertificate(args[0], args[1:]...)
+	if err != nil {
+		return err
+	}
+	fmt.Println(cert)
+	fmt.Println(key)
+	fmt.Println(ca)
+	return nil
 }

@@ -24,6 +24,8 @@ type inputs struct {
 	// of it, the released bundles' folders and their managers, by version.
 	olmDir, olmVersion, opm, opmVersion, grpcHealthProbe string
 	catalogDir, catalogCache, releases, releasedManagers string
+	// OLM v1's programs, and its version.
+	olmv1Dir, olmv1Version string
 }
 
 func inputsFromEnv() inputs {
@@ -36,6 +38,7 @@ func inputsFromEnv() inputs {
 		grpcHealthProbe: os.Getenv("GRPC_HEALTH_PROBE"), catalogDir: os.Getenv("CATALOG_DIR"), catalogCache: os.Getenv("CATALOG_CACHE"),
 		releases: os.Getenv("RELEASES"), releasedManagers: os.Getenv("RELEASED_MANAGERS"),
 		scorecardTest: os.Getenv("SCORECARD_TEST"), operatorSDKVersion: os.Getenv("OPERATOR_SDK_VERSION"),
+		olmv1Dir: os.Getenv("OLMV1_DIR"), olmv1Version: os.Getenv("OLMV1_VERSION"),
 	}
 }
 
@@ -46,6 +49,7 @@ var sets = map[string]func(inputs) (map[string]spec, error){
 	"operator": operatorImages,
 	olmSet:     olmImages,
 	catalogSet: catalogImages,
+	"olmv1":    olmv1Images,
 }
 
 // The sets of OLM, which name their main image too.

@@ -64,6 +64,38 @@ func newPKI(dir string) (*pki, error) {
 	return p, p.write("ca", der, key)
 }
 
+// loadPKI reads the certificate authority newPKI made in dir.
+func loadPKI(dir string) (*pki, error) {
+	p := &pki{dir: dir}
+	der, err := readPEM(p.path("ca.crt"))
+	if err != nil {
+		return nil, err
+	}
+	if p.cert, err = x509.ParseCertificate(der); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p.path("ca.crt"), err)
+	}
+	if der, err = readPEM(p.path("ca.key")); err != nil {
+		return nil, err
+	}
+	if p.key, err = x509.ParseECPrivateKey(der); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p.path("ca.key"), err)
+	}
+	return p, nil
+}
+
+// readPEM returns the bytes of the first PEM block in file.
+func readPEM(file string) ([]byte, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, fmt.Errorf("%s holds no PEM block", file)
+	}
+	return block.Bytes, nil
+}
+
 // issue writes id's key and a certificate for it, signed by the CA.
 func (p *pki) issue(id identity) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -134,4 +166,19 @@ func serial() *big.Int {
 		panic(fmt.Sprintf("reading random numbers: %v", err))
 	}
 	return n
+}
+
+// ServingCertificate issues, from the cluster's CA, a serving certificate
+// for the DNS names, for servers in the cluster that clients verify with
+// that CA (OLM v1's catalog server and operator-controller). It returns the
+// files of the certificate, its key and the CA.
+func (c Config) ServingCertificate(name string, dns ...string) (cert, key, ca string, err error) {
+	p, err := loadPKI(c.pki().dir)
+	if err != nil {
+		return "", "", "", fmt.Errorf("reading the cluster's CA (is the cluster up?): %w", err)
+	}
+	if err := p.issue(identity{name: name, cn: name, server: true, dns: dns}); err != nil {
+		return "", "", "", err
+	}
+	return p.path(name + ".crt"), p.path(name + ".key"), p.path("ca.crt"), nil
 }

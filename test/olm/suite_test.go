@@ -53,6 +53,8 @@ var (
 	// version is the version under development, the head of both
 	// channels.
 	version string
+	// catalogImage is the catalog's image, as users add it.
+	catalogImage string
 	// specNamespaces are the namespaces the running spec created.
 	specNamespaces []string
 )
@@ -71,7 +73,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(kubeconfig).NotTo(BeEmpty(), "KUBECONFIG must name the local cluster: run `make test-olm`")
 	version = os.Getenv("VERSION")
 	Expect(version).NotTo(BeEmpty(), "VERSION must be the operator's version: run `make test-olm`")
-	catalogImage := os.Getenv("CATALOG_IMG")
+	catalogImage = os.Getenv("CATALOG_IMG")
 	Expect(catalogImage).NotTo(BeEmpty(), "CATALOG_IMG must name the catalog image: run `make test-olm`")
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
@@ -155,8 +157,13 @@ func removeOperatorAPIs(ctx context.Context) {
 // bundleCSV is the ClusterServiceVersion of the version under development,
 // as bundle/ holds it.
 func bundleCSV() *operatorsv1alpha1.ClusterServiceVersion {
+	return csvIn(filepath.Join(testenv.ProjectRoot(), "bundle"))
+}
+
+// csvIn reads the ClusterServiceVersion of the bundle folder dir.
+func csvIn(dir string) *operatorsv1alpha1.ClusterServiceVersion {
 	csv := &operatorsv1alpha1.ClusterServiceVersion{}
-	Expect(testenv.ReadYAML(filepath.Join(testenv.ProjectRoot(), "bundle", "manifests", packageName+".clusterserviceversion.yaml"), csv)).To(Succeed())
+	Expect(testenv.ReadYAML(filepath.Join(dir, "manifests", packageName+".clusterserviceversion.yaml"), csv)).To(Succeed())
 	return csv
 }
 
