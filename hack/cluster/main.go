@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -18,7 +19,7 @@ import (
 	"github.com/seed-operators/seed-operator/test/cluster"
 )
 
-const usage = "usage: cluster up|down|status|registry|registry-tls|steer NAMESPACE|certificate NAME DNS..."
+const usage = "usage: cluster up|down|status|registry|registry-tls|steer NAMESPACE|certificate NAME DNS [DNS ...]"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -63,7 +64,7 @@ func main() {
 // prints the files of the certificate, its key and the CA, a line each.
 func printCertificate(config cluster.Config, args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("usage: cluster certificate NAME DNS...")
+		return errors.New("usage: cluster certificate NAME DNS [DNS ...]")
 	}
 	cert, key, ca, err := config.ServingCertificate(args[0], args[1:]...)
 	if err != nil {

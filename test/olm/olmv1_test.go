@@ -36,9 +36,11 @@ var _ = Describe("Installed by OLM v1 from the catalog", Ordered, Serial, func()
 
 	BeforeAll(func(ctx SpecContext) {
 		// OLM v1 installs a bundle as a release of its own and refuses to
-		// take over objects another installer made: the CRDs go, as for a
-		// cluster that never had the operator.
+		// take over objects another installer made: the CRDs go, and the
+		// bundles' ClusterRoles, which OLM v0 leaves behind when it
+		// removes a CSV, as for a cluster that never had the operator.
 		removeOperatorAPIs(ctx)
+		removeBundleClusterRoles(ctx)
 		installNamespace = createNamespace(ctx, "seed-olmv1")
 		installer := installerAccount(ctx, installNamespace)
 
@@ -163,6 +165,21 @@ func deleteAndWait(ctx context.Context, o client.Object) {
 	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, o))).To(Succeed())
 	Eventually(ctx, func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(o), o) }).
 		Should(MatchError(ContainSubstring("not found")))
+}
+
+// removeBundleClusterRoles deletes the ClusterRoles that the bundle of any
+// version in the catalog holds.
+func removeBundleClusterRoles(ctx context.Context) {
+	manifests, err := filepath.Glob(filepath.Join(testenv.ProjectRoot(), "bundles", "*", "manifests", "*_clusterrole.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	current, err := filepath.Glob(filepath.Join(testenv.ProjectRoot(), "bundle", "manifests", "*_clusterrole.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(append(manifests, current...)).NotTo(BeEmpty())
+	for _, file := range append(manifests, current...) {
+		role := &rbacv1.ClusterRole{}
+		Expect(testenv.ReadYAML(file, role)).To(Succeed())
+		deleteAndWait(ctx, role)
+	}
 }
 
 // releasedCSV is the ClusterServiceVersion of a released version, as
