@@ -194,17 +194,15 @@ func busyboxApplet(debs, applet string) ([]file, error) {
 }
 
 // olmv1Images are OLM v1's: operator-controller and catalogd, each a static
-// program on distroless/static as upstream's Dockerfiles lay them out, with
-// distroless' writable /tmp, where both unpack images.
+// program on distroless/static as upstream's Dockerfiles lay them out (its
+// writable /tmp included, where both unpack images).
 func olmv1Images(in inputs) (map[string]spec, error) {
 	if err := required(map[string]string{"OLMV1_DIR": in.olmv1Dir, "OLMV1_VERSION": in.olmv1Version}); err != nil {
 		return nil, err
 	}
 	images := map[string]spec{}
 	for _, name := range olmv1Programs {
-		image := program("operator-framework/"+name+":"+in.olmv1Version, filepath.Join(in.olmv1Dir, name), "/"+name)
-		image.files = append(image.files, file{path: "/tmp", mode: 0o1777})
-		images[name] = image
+		images[name] = program("operator-framework/"+name+":"+in.olmv1Version, filepath.Join(in.olmv1Dir, name), "/"+name)
 	}
 	return images, nil
 }
