@@ -71,6 +71,14 @@ func (cl *Cluster) Up(ctx context.Context) error {
 	if err := cl.checkPorts(); err != nil {
 		return err
 	}
+	// No process holds the cluster's ports, so a bridge or guard that is
+	// still there belongs to no running cluster.
+	if cl.RealNodes > 0 && leftNetwork() {
+		logf("removing the network a cluster that no longer runs left (bridge %s, nftables %s)", bridgeName, guardTable)
+		if err := cl.removeNetwork(); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	if err := cl.fresh(); err != nil {
 		return err

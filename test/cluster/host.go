@@ -130,6 +130,31 @@ func (c Config) restoreHost() error {
 	for _, path := range state.CreatedPaths {
 		errs = append(errs, unmountUnder(path))
 	}
+	errs = append(errs, c.removeNetwork())
+	for name, value := range state.Sysctls {
+		errs = append(errs, writeSysctl(name, value))
+	}
+	for _, path := range state.CreatedPaths {
+		errs = append(errs, os.RemoveAll(path))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return os.Remove(c.hostStateFile())
+}
+
+// leftNetwork says whether the node's network is there: the bridge or the
+// guard. Their names are the host's, not the cluster directory's, so a
+// cluster of another checkout whose run was cut off leaves them in the way
+// of this one.
+func leftNetwork() bool {
+	_, err := net.InterfaceByName(bridgeName)
+	return err == nil || run("nft", "list", "table", "inet", guardTable) == nil
+}
+
+// removeNetwork removes kube-proxy's rules, the guard and the bridge.
+func (c Config) removeNetwork() error {
+	var errs []error
 	if c.Kube != "" {
 		// kube-proxy removes its own rules, in both of its modes; it
 		// complains of the mode it never used, so only its tables tell.
@@ -146,16 +171,7 @@ func (c Config) restoreHost() error {
 	if _, err := net.InterfaceByName(bridgeName); err == nil {
 		errs = append(errs, run("ip", "link", "delete", bridgeName))
 	}
-	for name, value := range state.Sysctls {
-		errs = append(errs, writeSysctl(name, value))
-	}
-	for _, path := range state.CreatedPaths {
-		errs = append(errs, os.RemoveAll(path))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	return os.Remove(c.hostStateFile())
+	return errors.Join(errs...)
 }
 
 // killContainers stops every container runc still runs for the node, and
