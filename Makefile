@@ -296,6 +296,7 @@ CLUSTER_ENV = ETCD=$(ETCD) KUBE=$(KUBE) KWOK=$(KWOK) KWOK_VERSION=$(KWOK_VERSION
 	REGISTRY=$(REGISTRY) CONTAINERD=$(CONTAINERD) CONTAINERD_SHIM=$(CONTAINERD_SHIM) CNI_DIR=$(CNI_DIR) \
 	IMAGES=$(IMAGES) CLUSTER_REAL_NODES=$(CLUSTER_REAL_NODES) $(IMAGES_ENV)
 CLUSTER_KUBECONFIG = $(LOCALBIN)/cluster/kubeconfig
+CLUSTER_CA = $(LOCALBIN)/cluster/pki/ca.crt
 CLUSTER = go run ./hack/cluster
 
 .PHONY: cluster-up
@@ -344,7 +345,7 @@ test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite aga
 .PHONY: test-olm
 test-olm: olm-up olmv1-up operator-sdk ## Run the OLM suite against the local cluster: every install mode, upgrades, uninstall, operator-sdk run bundle and scorecard, the package as OperatorHub shows it, and OLM v1.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) VERSION=$(VERSION) CATALOG_IMG=$(CATALOG_IMG) OPERATOR_SDK=$(OPERATOR_SDK) \
-		REGISTRY_TLS=$$($(CLUSTER_ENV) $(CLUSTER) registry-tls) CLUSTER_CA=$(LOCALBIN)/cluster/pki/ca.crt \
+		REGISTRY_TLS=$$($(CLUSTER_ENV) $(CLUSTER) registry-tls) CLUSTER_CA=$(CLUSTER_CA) \
 		IMAGES_RECORD=$(IMAGES_RECORD) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
 		go test -tags olm ./test/olm -timeout 40m -v -ginkgo.v
 
@@ -428,7 +429,7 @@ olm-down: helm ## Remove OLM v0, and everything it installed, from the local clu
 OLMV1_IMAGES_RECORD = $(LOCALBIN)/cluster/olmv1-images.json
 OLMV1_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) OLMV1_IMAGES_RECORD=$(OLMV1_IMAGES_RECORD) \
 	OLMV1_MODULE_DIR=$$(cd hack/tools/olmv1 && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-controller) \
-	CLUSTER="env $(CLUSTER_ENV) $(CLUSTER)" CLUSTER_CA=$(LOCALBIN)/cluster/pki/ca.crt
+	CLUSTER="env $(CLUSTER_ENV) $(CLUSTER)" CLUSTER_CA=$(CLUSTER_CA)
 
 .PHONY: olmv1-images
 olmv1-images: images olmv1 ## Build OLM v1's images (operator-controller, catalogd) and push them to the local registry.

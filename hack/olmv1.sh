@@ -93,16 +93,14 @@ EOF
   "$KUSTOMIZE" build "$dir"
 }
 
-# certificate NAME DNS... issues a serving certificate from the cluster's
-# CA; it prints the files of the certificate, the key and the CA.
-certificate() { $CLUSTER certificate "$@"; }
-
 # secret NAME CERTIFICATE-NAME DNS... makes the Secret a cert-manager
-# Certificate would have: tls.crt, tls.key and ca.crt.
+# Certificate would have: tls.crt, tls.key and ca.crt, from a serving
+# certificate the cluster's CA issues (`cluster certificate` prints the
+# files of the certificate, the key and the CA).
 secret() {
   local name=$1 files
   shift
-  mapfile -t files < <(certificate "$@")
+  mapfile -t files < <($CLUSTER certificate "$@")
   kubectl create secret tls "$name" --namespace="$namespace" --cert="${files[0]}" --key="${files[1]}" \
     --dry-run=client -o yaml |
     kubectl patch --local -f - --type=merge -o yaml \

@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -155,27 +154,20 @@ func expectCondition(ctx context.Context, o *unstructured.Unstructured, conditio
 // has removed the operator's Deployment.
 func uninstallExtension(ctx context.Context, extension *unstructured.Unstructured, namespace string) {
 	deleteAndWait(ctx, extension)
-	Eventually(ctx, func() error {
-		return k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: managerDeployment}, &appsv1.Deployment{})
-	}).Should(MatchError(ContainSubstring("not found")))
-}
-
-// deleteAndWait deletes the object and waits until it is gone.
-func deleteAndWait(ctx context.Context, o client.Object) {
-	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, o))).To(Succeed())
-	Eventually(ctx, func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(o), o) }).
-		Should(MatchError(ContainSubstring("not found")))
+	expectManagerGone(ctx, namespace)
 }
 
 // removeBundleClusterRoles deletes the ClusterRoles that the bundle of any
 // version in the catalog holds.
 func removeBundleClusterRoles(ctx context.Context) {
-	manifests, err := filepath.Glob(filepath.Join(testenv.ProjectRoot(), "bundles", "*", "manifests", "*_clusterrole.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	current, err := filepath.Glob(filepath.Join(testenv.ProjectRoot(), "bundle", "manifests", "*_clusterrole.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	Expect(append(manifests, current...)).NotTo(BeEmpty())
-	for _, file := range append(manifests, current...) {
+	var manifests []string
+	for _, bundle := range []string{filepath.Join("bundles", "*"), "bundle"} {
+		files, err := filepath.Glob(filepath.Join(testenv.ProjectRoot(), bundle, "manifests", "*_clusterrole.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		manifests = append(manifests, files...)
+	}
+	Expect(manifests).NotTo(BeEmpty())
+	for _, file := range manifests {
 		role := &rbacv1.ClusterRole{}
 		Expect(testenv.ReadYAML(file, role)).To(Succeed())
 		deleteAndWait(ctx, role)

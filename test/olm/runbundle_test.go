@@ -18,7 +18,6 @@ import (
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -131,9 +130,7 @@ var _ = Describe("Installed by operator-sdk run bundle", Ordered, Serial, func()
 				g.Expect(items).To(BeEmpty(), "%T", list)
 			}).Should(Succeed())
 		}
-		Eventually(ctx, func() error {
-			return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: managerDeployment}, &appsv1.Deployment{})
-		}).Should(MatchError(ContainSubstring("not found")))
+		expectManagerGone(ctx, ns)
 		Eventually(ctx, func(g Gomega) {
 			crds := &apiextensionsv1.CustomResourceDefinitionList{}
 			g.Expect(k8sClient.List(ctx, crds)).To(Succeed())

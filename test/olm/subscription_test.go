@@ -113,6 +113,14 @@ func manager(ctx context.Context, namespace string) *appsv1.Deployment {
 	return d
 }
 
+// expectManagerGone waits until the operator's Deployment is gone from the
+// namespace.
+func expectManagerGone(ctx context.Context, namespace string) {
+	Eventually(ctx, func() error {
+		return k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: managerDeployment}, &appsv1.Deployment{})
+	}).Should(MatchError(ContainSubstring("not found")))
+}
+
 // uninstall removes the operator as an administrator does: the
 // Subscription, then the CSVs; OLM removes the Deployment and the RBAC it
 // made for them. The OperatorGroup goes too, so the next spec can target
@@ -120,8 +128,6 @@ func manager(ctx context.Context, namespace string) *appsv1.Deployment {
 func uninstall(ctx context.Context, namespace string) {
 	Expect(client.IgnoreNotFound(k8sClient.DeleteAllOf(ctx, &operatorsv1alpha1.Subscription{}, client.InNamespace(namespace)))).To(Succeed())
 	Expect(client.IgnoreNotFound(k8sClient.DeleteAllOf(ctx, &operatorsv1alpha1.ClusterServiceVersion{}, client.InNamespace(namespace)))).To(Succeed())
-	Eventually(ctx, func() error {
-		return k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: managerDeployment}, &appsv1.Deployment{})
-	}).Should(MatchError(ContainSubstring("not found")))
+	expectManagerGone(ctx, namespace)
 	Expect(client.IgnoreNotFound(k8sClient.DeleteAllOf(ctx, &operatorsv1.OperatorGroup{}, client.InNamespace(namespace)))).To(Succeed())
 }

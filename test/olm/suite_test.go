@@ -102,9 +102,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
 		},
 	}
-	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, source))).To(Succeed())
-	Eventually(ctx, func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(source), source) }).
-		Should(MatchError(ContainSubstring("not found")))
+	deleteAndWait(ctx, source)
 	source.ResourceVersion = ""
 	start := time.Now()
 	Expect(k8sClient.Create(ctx, source)).To(Succeed())
@@ -148,10 +146,15 @@ func removeOperatorAPIs(ctx context.Context) {
 				Expect(client.IgnoreNotFound(k8sClient.Patch(ctx, obj, patch))).To(Succeed())
 			}
 		}
-		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed())
-		Eventually(ctx, func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(crd), crd) }).
-			Should(MatchError(ContainSubstring("not found")))
+		deleteAndWait(ctx, crd)
 	}
+}
+
+// deleteAndWait deletes the object and waits until it is gone.
+func deleteAndWait(ctx context.Context, o client.Object) {
+	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, o))).To(Succeed())
+	Eventually(ctx, func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(o), o) }).
+		Should(MatchError(ContainSubstring("not found")))
 }
 
 // bundleCSV is the ClusterServiceVersion of the version under development,
