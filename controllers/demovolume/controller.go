@@ -61,7 +61,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	applyErr := r.Applier.Apply(ctx, dv, desiredClaim(dv), pvc)
 
 	computeStatus(dv, pvc, applyErr)
-	return ctrl.Result{}, errors.Join(applyErr, kube.PatchStatus(ctx, r.Client, original, dv))
+	return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, dv))
 }
 
 // release keeps the claim of a DemoVolume being deleted with the Retain

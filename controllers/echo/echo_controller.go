@@ -48,14 +48,14 @@ func (r *EchoReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	job, applyErr := r.job(ctx, e)
 	computeEchoStatus(e, job, applyErr)
 	if err := kube.PatchStatus(ctx, r.Client, original, e); err != nil {
-		return ctrl.Result{}, errors.Join(applyErr, err)
+		return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), err)
 	}
 	// The result the Job holds is recorded now: a Job being deleted may go.
 	// If it had not finished, it runs again once it is gone.
 	if !job.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, errors.Join(applyErr, kube.SetFinalizer(ctx, r.Client, job, resultFinalizer, false))
+		return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.SetFinalizer(ctx, r.Client, job, resultFinalizer, false))
 	}
-	return ctrl.Result{}, applyErr
+	return ctrl.Result{}, kube.IgnoreRefused(applyErr)
 }
 
 // job is the Echo's Job, applied unless it is being deleted, whose status

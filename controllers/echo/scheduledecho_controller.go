@@ -42,7 +42,7 @@ func (r *ScheduledEchoReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 	applyErr := r.Applier.Apply(ctx, s, desiredCronJob(s), cronJob, kube.Exclusive())
 
 	computeScheduledStatus(s, cronJob, applyErr)
-	return ctrl.Result{}, errors.Join(applyErr, kube.PatchStatus(ctx, r.Client, original, s))
+	return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, s))
 }
 
 // SetupWithManager reconciles a ScheduledEcho whenever it or its CronJob

@@ -77,7 +77,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	computeStatus(ic, pod, r.Now(), err)
-	return result, errors.Join(err, kube.PatchStatus(ctx, r.Client, original, ic))
+	return result, errors.Join(kube.IgnoreRefused(err), kube.PatchStatus(ctx, r.Client, original, ic))
 }
 
 // currentPod is the ImmortalContainer's pod, or nil when there is none.

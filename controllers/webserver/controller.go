@@ -59,7 +59,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	computeStatus(ws, deployment, pods, applyErr)
-	return ctrl.Result{}, errors.Join(applyErr, kube.PatchStatus(ctx, r.Client, original, ws))
+	return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, ws))
 }
 
 // SetupWithManager reconciles a WebServer whenever its spec changes, its

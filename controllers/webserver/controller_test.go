@@ -3,6 +3,7 @@ package webserver
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -10,6 +11,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -288,6 +290,42 @@ var _ = Describe("WebServer controller", func() {
 				HaveField("Status", metav1.ConditionTrue), HaveField("Reason", "MinimumReplicasAvailable")))
 		}).Should(Succeed())
 		expectEvent(ctx, "web", "ApplyFailed", "frozen for maintenance")
+	})
+
+	It("reports a spec the Deployment API refuses once, without retrying it, until the spec changes", func(ctx SpecContext) {
+		// The CRD admits any extended resource; the Deployment API wants its
+		// request equal to its limit.
+		dongle := corev1.ResourceName("example.com/dongle")
+		errorsBefore, err := testenv.ReconcileErrors("webserver")
+		Expect(err).NotTo(HaveOccurred())
+		create(ctx, "web", func(ws *seedv1alpha1.WebServer) {
+			ws.Spec.Resources = corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{dongle: resource.MustParse("2")},
+				Limits:   corev1.ResourceList{dongle: resource.MustParse("1")},
+			}
+		})
+
+		Eventually(ctx, func(g Gomega) {
+			ready := meta.FindStatusCondition(webServer(ctx, g, "web").Status.Conditions, seedv1alpha1.ConditionReady)
+			g.Expect(ready).To(And(
+				HaveField("Status", metav1.ConditionFalse),
+				HaveField("Reason", seedv1alpha1.ReasonReconcileFailed),
+				HaveField("Message", ContainSubstring(`Deployment.apps "web" is invalid`)),
+			))
+		}).Should(Succeed())
+		expectEvent(ctx, "web", "ApplyFailed", "must be equal to example.com/dongle limit")
+		// A failure returned to the workqueue would come back within
+		// milliseconds, then ever more slowly: none is.
+		Consistently(ctx, func() (float64, error) {
+			return testenv.ReconcileErrors("webserver")
+		}, 3*time.Second).Should(Equal(errorsBefore))
+
+		update(ctx, "web", func(ws *seedv1alpha1.WebServer) {
+			ws.Spec.Resources.Requests[dongle] = resource.MustParse("1")
+		})
+		deploymentOf(ctx, "web")
+		rollOut(ctx, "web")
+		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
 	})
 
 	It("says why its pods cannot run, as the kubelet reports it", func(ctx SpecContext) {

@@ -1,0 +1,39 @@
+package kube
+
+import (
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// IgnoreRefused returns nil when every failure in err is the API server
+// refusing an object as invalid (422), and err otherwise. A reconciler
+// returns what it gives for the failures of applying the objects it built
+// from the spec: the same request would be refused again, so retrying with
+// back-off only fills the log, until the spec changes or the refused
+// object's state does, and either brings a reconcile of its own. The
+// status still reports err, and the apply a warning event.
+func IgnoreRefused(err error) error {
+	if err == nil || refused(err) {
+		return nil
+	}
+	return err
+}
+
+// refused tells whether err, and each error joined in it, is an Invalid
+// answer from the API server.
+func refused(err error) bool {
+	switch e := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, joined := range e.Unwrap() {
+			if !refused(joined) {
+				return false
+			}
+		}
+		return true
+	case apierrors.APIStatus:
+		return e.Status().Reason == metav1.StatusReasonInvalid
+	case interface{ Unwrap() error }:
+		return refused(e.Unwrap())
+	}
+	return false
+}

@@ -1,0 +1,47 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func TestIgnoreRefused(t *testing.T) {
+	deployments := schema.GroupKind{Group: "apps", Kind: "Deployment"}
+	invalid := apierrors.NewInvalid(deployments, "web", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "template", "spec", "containers").Index(0).Child("resources", "requests"), "2", "must be less than or equal to cpu limit of 1"),
+	})
+	conflict := apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("the object has been modified"))
+	unavailable := apierrors.NewServiceUnavailable("etcd is down")
+
+	tests := []struct {
+		name    string
+		err     error
+		refused bool
+	}{
+		{name: "no error", err: nil, refused: true},
+		{name: "invalid", err: invalid, refused: true},
+		{name: "invalid, wrapped", err: fmt.Errorf("applying Deployment shop/web: %w", invalid), refused: true},
+		{name: "both applies refused", err: errors.Join(fmt.Errorf("applying: %w", invalid), invalid), refused: true},
+		{name: "a joined error wrapped", err: fmt.Errorf("step: %w", errors.Join(invalid, invalid)), refused: true},
+		{name: "one refused, one unavailable", err: errors.Join(invalid, fmt.Errorf("applying Service: %w", unavailable)), refused: false},
+		{name: "one refused, one wrapped join with a conflict", err: fmt.Errorf("step: %w", errors.Join(invalid, conflict)), refused: false},
+		{name: "a conflict", err: conflict, refused: false},
+		{name: "not from the API server", err: errors.New("connection refused"), refused: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			if tt.refused {
+				g.Expect(IgnoreRefused(tt.err)).To(Succeed())
+			} else {
+				g.Expect(IgnoreRefused(tt.err)).To(MatchError(tt.err))
+			}
+		})
+	}
+}
