@@ -75,6 +75,9 @@ type WebServerSpec struct {
 	NodePort *int32 `json:"nodePort,omitempty"`
 
 	// resources are the compute requests and limits of the nginx container.
+	// A request of CPU, memory or ephemeral storage above its limit is
+	// refused here, as the API server would refuse the Deployment.
+	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || !has(self.limits) || ['cpu', 'memory', 'ephemeral-storage'].all(r, !(r in self.requests) || !(r in self.limits) || !isQuantity(string(self.requests[r])) || !isQuantity(string(self.limits[r])) || quantity(string(self.requests[r])).compareTo(quantity(string(self.limits[r]))) <= 0)",message="a request of cpu, memory or ephemeral-storage must not exceed its limit"
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
 	Resources corev1.ResourceRequirements `json:"resources,omitempty,omitzero"`
