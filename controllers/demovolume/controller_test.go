@@ -11,11 +11,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/kube"
@@ -599,66 +597,6 @@ var _ = Describe("DemoVolume controller", func() {
 			Expect(reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: key("data")})).To(Equal(ctrl.Result{}))
 		}
 		Expect(versions(Default)).To(Equal(before))
-	})
-
-	DescribeTable("refuses an invalid DemoVolume with a clear message",
-		func(ctx SpecContext, name string, mutate func(*seedv1alpha1.DemoVolume), message string) {
-			dv := &seedv1alpha1.DemoVolume{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-				Spec:       seedv1alpha1.DemoVolumeSpec{Name: "Data", Size: 1},
-			}
-			mutate(dv)
-			Expect(k8sClient.Create(ctx, dv)).To(MatchError(ContainSubstring(message)))
-
-			By("creating nothing")
-			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), &seedv1alpha1.DemoVolume{})
-			Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
-			claims := &corev1.PersistentVolumeClaimList{}
-			Expect(k8sClient.List(ctx, claims, client.InNamespace(namespace))).To(Succeed())
-			Expect(claims.Items).To(BeEmpty())
-		},
-		Entry("size 0", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 0 },
-			"spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1"),
-		Entry("a negative size", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = -1 },
-			"spec.size in body should be greater than or equal to 1"),
-		Entry("a size beyond 64 TiB", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 65537 },
-			"spec.size in body should be less than or equal to 65536"),
-		Entry("an empty name", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Name = "" },
-			"spec.name in body should be at least 1 chars long"),
-		Entry("a name too long", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Name = strings.Repeat("n", 254) },
-			"spec.name: Too long: may not be more than 253 bytes"),
-		Entry("an unknown access mode", "data", func(dv *seedv1alpha1.DemoVolume) {
-			dv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{"ReadWriteSometimes"}
-		}, `spec.accessModes[0]: Unsupported value: "ReadWriteSometimes"`),
-		Entry("an access mode given twice", "data", func(dv *seedv1alpha1.DemoVolume) {
-			dv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce, corev1.ReadWriteOnce}
-		}, `spec.accessModes[1]: Duplicate value: "ReadWriteOnce"`),
-		Entry("an unknown reclaim policy", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = "Recycle" },
-			`spec.reclaimPolicy: Unsupported value: "Recycle": supported values: "Retain", "Delete"`),
-		Entry("a storage class name in capitals", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To("Fast_SSD") },
-			"spec.storageClassName in body should match"),
-		Entry("an empty storage class name", "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To("") },
-			"spec.storageClassName in body should be at least 1 chars long"),
-		Entry("a name too long for the claim's label", strings.Repeat("d", 64), func(*seedv1alpha1.DemoVolume) {},
-			"name must be at most 63 characters, as its claim carries it in a label"),
-	)
-
-	It("refuses a DemoVolume without a name or a size", func(ctx SpecContext) {
-		// The typed client always sends both, so the spec is written as a
-		// user's manifest would be.
-		dv := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": seedv1alpha1.GroupVersion.String(),
-			"kind":       "DemoVolume",
-			"metadata":   map[string]any{"name": "data", "namespace": namespace},
-			"spec":       map[string]any{"reclaimPolicy": "Delete"},
-		}}
-		err := k8sClient.Create(ctx, dv)
-		Expect(err).To(MatchError(ContainSubstring("spec.name: Required value")))
-		Expect(err).To(MatchError(ContainSubstring("spec.size: Required value")))
-		err = k8sClient.Get(ctx, key("data"), &seedv1alpha1.DemoVolume{})
-		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
-		err = k8sClient.Get(ctx, key("data"), &corev1.PersistentVolumeClaim{})
-		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 	})
 
 	It("accepts the longest name it allows", func(ctx SpecContext) {

@@ -1,7 +1,6 @@
 package echo
 
 import (
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -211,29 +210,4 @@ var _ = Describe("Echo controller", func() {
 		testenv.Update(ctx, k8sClient, e, func(e *seedv1alpha1.Echo) { e.Labels = map[string]string{"team": "a"} })
 	})
 
-	DescribeTable("refuses an invalid Echo with a clear message",
-		func(ctx SpecContext, name string, mutate func(*seedv1alpha1.Echo), message string) {
-			e := &seedv1alpha1.Echo{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-				Spec:       seedv1alpha1.EchoSpec{Message: "Hello"},
-			}
-			mutate(e)
-			Expect(k8sClient.Create(ctx, e)).To(MatchError(ContainSubstring(message)))
-
-			By("creating nothing")
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(e), &seedv1alpha1.Echo{})).NotTo(Succeed())
-		},
-		Entry("an empty message", "hello", func(e *seedv1alpha1.Echo) { e.Spec.Message = "" },
-			"spec.message in body should be at least 1 chars long"),
-		Entry("a message too long", "hello", func(e *seedv1alpha1.Echo) { e.Spec.Message = strings.Repeat("x", 4097) },
-			"spec.message: Too long: may not be more than 4096"),
-		Entry("an image with a space", "hello", func(e *seedv1alpha1.Echo) { e.Spec.Image = "busybox latest" },
-			"image must not contain whitespace"),
-		Entry("too many retries", "hello", func(e *seedv1alpha1.Echo) { e.Spec.BackoffLimit = ptr.To[int32](11) },
-			"spec.backoffLimit in body should be less than or equal to 10"),
-		Entry("a negative TTL", "hello", func(e *seedv1alpha1.Echo) { e.Spec.TTLSecondsAfterFinished = ptr.To[int32](-1) },
-			"spec.ttlSecondsAfterFinished in body should be greater than or equal to 0"),
-		Entry("a name too long for the Job's pod label", strings.Repeat("e", 64), func(*seedv1alpha1.Echo) {},
-			"name must be at most 63 characters, as the Job's pods carry it in a label"),
-	)
 })

@@ -10,7 +10,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -425,60 +424,6 @@ var _ = Describe("ImmortalContainer controller", func() {
 		after := expectStarts(ctx, "app", pod, 1)
 		Expect(after.ResourceVersion).To(Equal(before.ResourceVersion), "nothing changed, so nothing was written")
 		Expect(after.Status.StartTimes).To(Equal([]metav1.Time{pod.CreationTimestamp}))
-	})
-
-	DescribeTable("refuses an invalid ImmortalContainer with a clear message",
-		func(ctx SpecContext, name string, mutate func(*seedv1alpha1.ImmortalContainer), message string) {
-			ic := &seedv1alpha1.ImmortalContainer{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-				Spec:       seedv1alpha1.ImmortalContainerSpec{Image: image},
-			}
-			mutate(ic)
-			Expect(k8sClient.Create(ctx, ic)).To(MatchError(ContainSubstring(message)))
-
-			By("creating nothing")
-			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(ic), &seedv1alpha1.ImmortalContainer{})
-			Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
-			pods := &corev1.PodList{}
-			Expect(k8sClient.List(ctx, pods, client.InNamespace(namespace))).To(Succeed())
-			Expect(pods.Items).To(BeEmpty())
-		},
-		Entry("an empty image", "app", func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Image = "" },
-			"spec.image in body should be at least 1 chars long"),
-		Entry("an image with a space", "app", func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Image = "app latest" },
-			"image must not contain whitespace"),
-		Entry("an image with a newline", "app", func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Image = "app:1\n" },
-			"image must not contain whitespace"),
-		Entry("an image too long", "app", func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Image = strings.Repeat("a", 513) },
-			"spec.image: Too long: may not be more than 512 bytes"),
-		Entry("running as root", "app", func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.RunAsUser = ptr.To[int64](0) },
-			"spec.runAsUser in body should be greater than or equal to 1"),
-		Entry("a user beyond the range of user IDs", "app",
-			func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.RunAsUser = ptr.To[int64](1 << 31) },
-			"spec.runAsUser in body should be less than or equal to 2147483647"),
-		Entry("a name too long for the pod's label", strings.Repeat("a", 64), func(*seedv1alpha1.ImmortalContainer) {},
-			"name must be at most 63 characters, as its pod carries it in a label"),
-		Entry("too many command items", "app", func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Command = make([]string, 65) },
-			"spec.command: Too many: 65: must have at most 64 items"),
-		Entry("too many args", "app", func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Args = make([]string, 257) },
-			"spec.args: Too many: 257: must have at most 256 items"),
-		Entry("an environment variable set twice", "app", func(ic *seedv1alpha1.ImmortalContainer) {
-			ic.Spec.Env = []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "A", Value: "2"}}
-		}, "spec.env[1]: Duplicate value"),
-	)
-
-	It("refuses an ImmortalContainer without an image", func(ctx SpecContext) {
-		// The typed client always sends the image, so the spec is written as
-		// a user's manifest would be.
-		ic := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": seedv1alpha1.GroupVersion.String(),
-			"kind":       "ImmortalContainer",
-			"metadata":   map[string]any{"name": "app", "namespace": namespace},
-			"spec":       map[string]any{"command": []any{"/app"}},
-		}}
-		Expect(k8sClient.Create(ctx, ic)).To(MatchError(ContainSubstring(`spec.image: Required value`)))
-		err := k8sClient.Get(ctx, key("app"), &seedv1alpha1.ImmortalContainer{})
-		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 	})
 
 	It("accepts the longest name it allows", func(ctx SpecContext) {

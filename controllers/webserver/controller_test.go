@@ -454,47 +454,6 @@ var _ = Describe("WebServer controller", func() {
 		Expect(versions(Default)).To(Equal(before))
 	})
 
-	DescribeTable("refuses an invalid WebServer with a clear message",
-		func(ctx SpecContext, name string, mutate func(*seedv1alpha1.WebServer), message string) {
-			ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
-			mutate(ws)
-			err := k8sClient.Create(ctx, ws)
-			Expect(err).To(MatchError(ContainSubstring(message)))
-
-			By("creating nothing")
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ws), &seedv1alpha1.WebServer{})).NotTo(Succeed())
-		},
-		Entry("negative replicas", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](-1) },
-			"spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0"),
-		Entry("too many replicas", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](101) },
-			"spec.replicas in body should be less than or equal to 100"),
-		Entry("an empty image", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = " " },
-			"image must not contain whitespace"),
-		Entry("an image with a space", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = "nginx latest" },
-			"image must not contain whitespace"),
-		Entry("port zero", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Port = -1 },
-			"spec.port in body should be greater than or equal to 1"),
-		Entry("port out of range", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Port = 70000 },
-			"spec.port in body should be less than or equal to 65535"),
-		Entry("container port out of range", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.ContainerPort = 65536 },
-			"spec.containerPort in body should be less than or equal to 65535"),
-		Entry("an unknown service type", "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.ServiceType = "ExternalName" },
-			`spec.serviceType: Unsupported value: "ExternalName": supported values: "ClusterIP", "NodePort", "LoadBalancer"`),
-		Entry("a node port outside the node port range", "web", func(ws *seedv1alpha1.WebServer) {
-			ws.Spec.ServiceType = corev1.ServiceTypeNodePort
-			ws.Spec.NodePort = ptr.To[int32](8080)
-		}, "spec.nodePort in body should be greater than or equal to 30000"),
-		Entry("a node port on a ClusterIP service", "web", func(ws *seedv1alpha1.WebServer) {
-			ws.Spec.NodePort = ptr.To[int32](30080)
-		}, "nodePort can only be set when serviceType is NodePort or LoadBalancer"),
-		Entry("a name too long for its Service", strings.Repeat("w", 56), func(*seedv1alpha1.WebServer) {},
-			"name must be at most 55 characters, so that the Service <name>-service fits in 63"),
-		Entry("a name that starts with a digit", "1web", func(*seedv1alpha1.WebServer) {},
-			"name must start with a letter"),
-		Entry("a name with a dot", "web.example", func(*seedv1alpha1.WebServer) {},
-			"name must start with a letter and contain only lowercase letters, digits and '-'"),
-	)
-
 	It("refuses an invalid update and leaves the running WebServer as it was", func(ctx SpecContext) {
 		create(ctx, "web")
 		deploymentOf(ctx, "web")

@@ -109,6 +109,16 @@ func (e *Env) Stop() error {
 	return managerErr
 }
 
+// WriteKubeconfig writes a kubeconfig for the cluster administrator into
+// dir, for command-line tools such as kubectl, and returns its path.
+func (e *Env) WriteKubeconfig(dir string) (string, error) {
+	path := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(path, e.env.KubeConfig, 0o600); err != nil {
+		return "", fmt.Errorf("writing the kubeconfig: %w", err)
+	}
+	return path, nil
+}
+
 // ProjectRoot is the directory of the project's go.mod, the first one up
 // from the working directory: go test runs a package's tests in its own
 // directory. (Not from runtime.Caller: builds here are -trimpath.)
