@@ -459,28 +459,48 @@ $(RELEASED_MANAGERS)/%/manager:
 $(LOCALBIN):
 	mkdir -p $(LOCALBIN)
 
+# The tools built as package@version, and the modules of the operator and of
+# every other tool built here: prefetch downloads all they need.
+CONTROLLER_GEN_PACKAGE = sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+KUSTOMIZE_PACKAGE = sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+HELM_PACKAGE = helm.sh/helm/v4/cmd/helm@$(HELM_VERSION)
+GOLANGCI_LINT_PACKAGE = github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+CONTAINERD_PACKAGE = github.com/containerd/containerd/v2/cmd/containerd@$(CONTAINERD_VERSION)
+CONTAINERD_SHIM_PACKAGE = github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@$(CONTAINERD_VERSION)
+CNI_PLUGINS_PACKAGES = $(foreach p,main/bridge ipam/host-local main/loopback,github.com/containernetworking/plugins/plugins/$(p)@$(CNI_PLUGINS_VERSION))
+LOCAL_PATH_PROVISIONER_PACKAGE = github.com/rancher/local-path-provisioner@$(LOCAL_PATH_PROVISIONER_VERSION)
+KWOK_PACKAGE = sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
+GO_INSTALL_PACKAGES = $(CONTROLLER_GEN_PACKAGE) $(KUSTOMIZE_PACKAGE) $(HELM_PACKAGE) $(GOLANGCI_LINT_PACKAGE) \
+	$(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) $(CNI_PLUGINS_PACKAGES) $(LOCAL_PATH_PROVISIONER_PACKAGE) $(KWOK_PACKAGE)
+GO_MODULE_DIRS = . hack/catalog hack/images $(wildcard hack/tools/*)
+
+.PHONY: prefetch
+prefetch: ## Download the Go modules of every build here: on a cold machine, in the background, downloads then overlap compiling.
+	@for dir in $(GO_MODULE_DIRS); do (cd $$dir && go mod download) || exit 1; done
+	@for package in $(GO_INSTALL_PACKAGES); do go install -n $$package 2>/dev/null || exit 1; done
+
 $(BIN_MODULE): | $(LOCALBIN)
 	printf 'module seed-operator.local/bin\n' >$@
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Build controller-gen.
 $(CONTROLLER_GEN): | $(LOCALBIN)
-	$(call go-install-tool,$@,sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+	$(call go-install-tool,$@,$(CONTROLLER_GEN_PACKAGE))
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Build kustomize.
 $(KUSTOMIZE): | $(LOCALBIN)
-	$(call go-install-tool,$@,sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+	$(call go-install-tool,$@,$(KUSTOMIZE_PACKAGE))
 
 .PHONY: helm
 helm: $(HELM) ## Build helm.
 $(HELM): | $(LOCALBIN)
-	$(call go-install-tool,$@,helm.sh/helm/v4/cmd/helm,$(HELM_VERSION),-X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION))
+	$(call go-install-tool,$@,$(HELM_PACKAGE),-X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION))
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint.
 $(GOLANGCI_LINT): | $(LOCALBIN)
-	$(call go-install-tool,$@,github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
+	$(call go-install-tool,$@,$(GOLANGCI_LINT_PACKAGE))
 
 .PHONY: envtest
 envtest: $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl ## Build the control plane envtest runs (kube-apiserver, etcd).
@@ -500,9 +520,9 @@ $(ETCD): | $(LOCALBIN)
 .PHONY: containerd
 containerd: $(CONTAINERD) $(CONTAINERD_SHIM) ## Build containerd and its runc shim.
 $(CONTAINERD): | $(LOCALBIN)
-	$(call go-install-tool,$@,github.com/containerd/containerd/v2/cmd/containerd,$(CONTAINERD_VERSION),$(CONTAINERD_FLAGS),no_btrfs$(comma)no_devmapper$(comma)no_zfs$(comma)urfave_cli_no_docs)
+	$(call go-install-tool,$@,$(CONTAINERD_PACKAGE),$(CONTAINERD_FLAGS),no_btrfs$(comma)no_devmapper$(comma)no_zfs$(comma)urfave_cli_no_docs)
 $(CONTAINERD_SHIM): | $(LOCALBIN)
-	$(call go-install-tool,$@,github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2,$(CONTAINERD_VERSION),$(CONTAINERD_FLAGS),no_grpc$(comma)urfave_cli_no_docs)
+	$(call go-install-tool,$@,$(CONTAINERD_SHIM_PACKAGE),$(CONTAINERD_FLAGS),no_grpc$(comma)urfave_cli_no_docs)
 CONTAINERD_FLAGS = -X github.com/containerd/containerd/v2/version.Version=$(CONTAINERD_VERSION)
 comma := ,
 
@@ -511,7 +531,7 @@ cni-plugins: $(CNI_DIR) ## Build the CNI plugins the real node uses: bridge, hos
 $(CNI_DIR): | $(LOCALBIN)
 	mkdir -p $@.tmp && GOBIN=$@.tmp go install \
 		-ldflags "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$(CNI_PLUGINS_VERSION)" \
-		$(foreach p,main/bridge ipam/host-local main/loopback,github.com/containernetworking/plugins/plugins/$(p)@$(CNI_PLUGINS_VERSION))
+		$(CNI_PLUGINS_PACKAGES)
 	mv $@.tmp $@
 
 .PHONY: registry
@@ -524,7 +544,7 @@ $(COREDNS): hack/tools/coredns/main.go hack/tools/coredns/go.mod | $(LOCALBIN)
 	cd hack/tools/coredns && go build -tags grpcnotrace -ldflags "-s -w" -o $@ .
 
 $(LOCAL_PATH_PROVISIONER): | $(LOCALBIN)
-	$(call go-install-tool,$@,github.com/rancher/local-path-provisioner,$(LOCAL_PATH_PROVISIONER_VERSION))
+	$(call go-install-tool,$@,$(LOCAL_PATH_PROVISIONER_PACKAGE))
 
 # hack/images: the image builder, and the two small programs of the images
 # it makes (the pause program and a URL fetcher for test pods).
@@ -539,7 +559,7 @@ $(LOCALBIN)/fetch: hack/images/fetch/main.go | $(LOCALBIN)
 .PHONY: kwok
 kwok: $(KWOK) ## Build kwok.
 $(KWOK): | $(LOCALBIN)
-	$(call go-install-tool,$@,sigs.k8s.io/kwok/cmd/kwok,$(KWOK_VERSION))
+	$(call go-install-tool,$@,$(KWOK_PACKAGE))
 
 # Both programs of operator-sdk's module; the version it reports (and stamps
 # into bundles) is set as its own release build sets it.
@@ -605,10 +625,10 @@ $(ENVTEST_DIR)/etcd: $(ETCD)
 $(ENVTEST_DIR)/kubectl:
 	mkdir -p $(@D) && ln -sf "$$(command -v $(KUBECTL))" $@
 
-# go-install-tool builds package $(2) at version $(3) into $(1), static,
-# with the linker flags $(4) and the build tags $(5), if any.
+# go-install-tool builds $(2), a package@version, into $(1), static, with
+# the linker flags $(3) and the build tags $(4), if any.
 define go-install-tool
-@echo "Building $(2)@$(3)"
-@tmp=$$(mktemp -d) && GOBIN=$$tmp go install -ldflags "-s -w $(4)" -tags "$(5)" $(2)@$(3) \
+@echo "Building $(2)"
+@tmp=$$(mktemp -d) && GOBIN=$$tmp go install -ldflags "-s -w $(3)" -tags "$(4)" $(2) \
 	&& mv $$tmp/* $(1) && rm -rf $$tmp
 endef
