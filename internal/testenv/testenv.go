@@ -43,10 +43,7 @@ func Start(ownedTypes ...client.Object) (*Env, error) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		return nil, fmt.Errorf("KUBEBUILDER_ASSETS is not set: run the tests with `make test`, which builds the control plane")
 	}
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(ProjectRoot(), "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
+	env := crdEnvironment()
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting the API server: %w", err)
@@ -86,6 +83,15 @@ func Start(ownedTypes ...client.Object) (*Env, error) {
 		Applier: applier,
 		env:     env,
 	}, nil
+}
+
+// crdEnvironment is an API server from KUBEBUILDER_ASSETS, with the
+// project's CRDs.
+func crdEnvironment() *envtest.Environment {
+	return &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(ProjectRoot(), "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
 }
 
 // Run starts the manager in the background.
