@@ -339,6 +339,23 @@ test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite aga
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
 		IMAGES_RECORD=$(IMAGES_RECORD) go test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v
 
+# Fuzzing: each fuzz target of the controllers runs for FUZZTIME, and what
+# the builders make from every spec the CRDs admit is checked against the
+# local cluster's API server, which outlives the fuzzer's workers (make
+# test runs only the corpora, against envtest). A crasher lands in the
+# package's testdata/fuzz, to commit as a regression seed.
+FUZZTIME ?= 60s
+
+.PHONY: fuzz
+fuzz: cluster-up kustomize ## Fuzz every builder and status function for FUZZTIME each (default 60s), against the local cluster's API server.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
+	@for package in $$(go list ./controllers/...); do \
+		for target in $$(go test -list '^Fuzz' $$package | grep '^Fuzz'); do \
+			echo "fuzzing $$package $$target for $(FUZZTIME)"; \
+			FUZZ_KUBECONFIG=$(CLUSTER_KUBECONFIG) go test $$package -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) || exit 1; \
+		done; \
+	done
+
 # The OLM suite: OLM v0 and OLM v1 in the cluster install, upgrade and
 # remove the operator from the catalog image, whose pods run on the real
 # node.
