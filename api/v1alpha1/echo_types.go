@@ -45,7 +45,7 @@ type EchoSpec struct {
 	// +kubebuilder:default="docker.io/library/busybox:1.37.0"
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:XValidation:rule="!self.matches('\\\\s')",message="image must not contain whitespace"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\s\\\\v\\\\x{85}\\\\p{Z}]')",message="image must not contain whitespace"
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image,omitempty"`

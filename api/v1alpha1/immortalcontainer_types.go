@@ -15,7 +15,7 @@ type ImmortalContainerSpec struct {
 	// the pod.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:XValidation:rule="!self.matches('\\\\s')",message="image must not contain whitespace"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\s\\\\v\\\\x{85}\\\\p{Z}]')",message="image must not contain whitespace"
 	// +required
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image"`
@@ -40,7 +40,7 @@ type ImmortalContainerSpec struct {
 	// +listMapKey=name
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Environment Variables",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
-	Env []corev1.EnvVar `json:"env,omitempty"`
+	Env []EnvVar `json:"env,omitempty"`
 
 	// resources are the compute requests and limits of the container. A
 	// request of CPU, memory or ephemeral storage above its limit is refused
@@ -58,6 +58,25 @@ type ImmortalContainerSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Run As User",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	RunAsUser *int64 `json:"runAsUser,omitempty"`
+}
+
+// EnvVar is an environment variable of the container, as in a pod, with
+// its name checked as the Pod API checks it.
+type EnvVar struct {
+	// name of the variable: printable ASCII characters other than '='.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:Pattern=`^[ -<>-~]+$`
+	Name string `json:"name"`
+
+	// value of the variable. $(VAR) references to variables defined
+	// before it are expanded, as in a pod; $$ escapes them.
+	// +optional
+	Value string `json:"value,omitempty"`
+
+	// valueFrom takes the value from a field of the pod, a resource of the
+	// container, a ConfigMap or a Secret.
+	// +optional
+	ValueFrom *corev1.EnvVarSource `json:"valueFrom,omitempty"`
 }
 
 // ImmortalContainerStatus is what the operator observed of the pods.

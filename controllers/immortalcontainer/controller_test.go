@@ -141,7 +141,7 @@ var _ = Describe("ImmortalContainer controller", func() {
 		ic := create(ctx, "app", func(ic *seedv1alpha1.ImmortalContainer) {
 			ic.Spec.Command = []string{"/app"}
 			ic.Spec.Args = []string{"--serve"}
-			ic.Spec.Env = []corev1.EnvVar{{Name: "GREETING", Value: "hello"}}
+			ic.Spec.Env = []seedv1alpha1.EnvVar{{Name: "GREETING", Value: "hello"}}
 			ic.Spec.RunAsUser = ptr.To[int64](1000)
 		})
 

@@ -34,7 +34,7 @@ func FuzzDesiredPod(f *testing.F) {
 			ic.Spec.Args = []string{arg}
 		}
 		if envName != "" {
-			ic.Spec.Env = []corev1.EnvVar{{Name: envName, Value: envValue}}
+			ic.Spec.Env = []seedv1alpha1.EnvVar{{Name: envName, Value: envValue}}
 		}
 		if runAsUser != 0 {
 			ic.Spec.RunAsUser = &runAsUser

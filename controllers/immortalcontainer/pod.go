@@ -69,7 +69,7 @@ func podSpec(ic *seedv1alpha1.ImmortalContainer) *corev1ac.PodSpecApplyConfigura
 
 // envVar converts an environment variable to its apply configuration through
 // JSON, which both share.
-func envVar(env corev1.EnvVar) *corev1ac.EnvVarApplyConfiguration {
+func envVar(env seedv1alpha1.EnvVar) *corev1ac.EnvVarApplyConfiguration {
 	ac := &corev1ac.EnvVarApplyConfiguration{}
 	data, err := json.Marshal(env)
 	if err == nil {

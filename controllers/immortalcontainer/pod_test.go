@@ -35,7 +35,7 @@ func TestDesiredPod(t *testing.T) {
 			ic: newImmortalContainer(func(ic *seedv1alpha1.ImmortalContainer) {
 				ic.Spec.Command = []string{"/bin/sh", "-c"}
 				ic.Spec.Args = []string{"echo hello; sleep 3600"}
-				ic.Spec.Env = []corev1.EnvVar{
+				ic.Spec.Env = []seedv1alpha1.EnvVar{
 					{Name: "GREETING", Value: "hello"},
 					{Name: "PASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 						LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "password", Optional: ptr.To(true),
@@ -157,7 +157,7 @@ func TestSpecHash(t *testing.T) {
 		},
 		{
 			name:        "an environment variable",
-			mutate:      func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Env = []corev1.EnvVar{{Name: "A", Value: "1"}} },
+			mutate:      func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Env = []seedv1alpha1.EnvVar{{Name: "A", Value: "1"}} },
 			wantChanged: true,
 		},
 		{
@@ -189,7 +189,7 @@ func TestSpecHash(t *testing.T) {
 	t.Run("an environment variable's value", func(t *testing.T) {
 		g := NewWithT(t)
 		env := func(value string) func(*seedv1alpha1.ImmortalContainer) {
-			return func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Env = []corev1.EnvVar{{Name: "A", Value: value}} }
+			return func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Env = []seedv1alpha1.EnvVar{{Name: "A", Value: value}} }
 		}
 		g.Expect(hashOf(env("1"))).NotTo(Equal(hashOf(env("2"))))
 	})
