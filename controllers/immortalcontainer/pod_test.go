@@ -189,7 +189,9 @@ func TestSpecHash(t *testing.T) {
 	t.Run("an environment variable's value", func(t *testing.T) {
 		g := NewWithT(t)
 		env := func(value string) func(*seedv1alpha1.ImmortalContainer) {
-			return func(ic *seedv1alpha1.ImmortalContainer) { ic.Spec.Env = []seedv1alpha1.EnvVar{{Name: "A", Value: value}} }
+			return func(ic *seedv1alpha1.ImmortalContainer) {
+				ic.Spec.Env = []seedv1alpha1.EnvVar{{Name: "A", Value: value}}
+			}
 		}
 		g.Expect(hashOf(env("1"))).NotTo(Equal(hashOf(env("2"))))
 	})

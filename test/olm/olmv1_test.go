@@ -9,6 +9,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -87,13 +88,28 @@ var _ = Describe("Installed by OLM v1 from the catalog", Ordered, Serial, func()
 		before := ownedUIDs(ctx, ns)
 		Expect(before).NotTo(BeEmpty())
 
-		By("upgrading to " + version + " when the ClusterExtension's version is bumped")
-		start = time.Now()
+		// Since 0.2.0 the WebServer CRD has CEL rules and descriptions that
+		// 0.1.0's lacks. OLM v1's CRD upgrade safety check knows no such
+		// change (only bounds, enums, required, defaults and types), so it
+		// refuses the upgrade, naming the CRD, until the ClusterExtension
+		// opts out, as README tells users to do.
+		By("holding the upgrade to " + version + " when the version is bumped, for a CRD change OLM v1 cannot judge")
 		Expect(unstructured.SetNestedField(extension.Object, version, "spec", "source", "catalog", "version")).To(Succeed())
+		Expect(k8sClient.Update(ctx, extension)).To(Succeed())
+		expectCondition(ctx, extension, "Progressing", "True",
+			HaveKeyWithValue("reason", "Retrying"),
+			HaveKeyWithValue("message", And(
+				ContainSubstring(`validating upgrade for CRD "webservers.seed.example.com" failed`),
+				ContainSubstring("unknown change"))))
+		Expect(installedVersion(extension)).To(Equal(first))
+
+		By("upgrading to " + version + " once the ClusterExtension opts out of the CRD upgrade safety check")
+		start = time.Now()
+		Expect(unstructured.SetNestedField(extension.Object, "None", "spec", "install", "preflight", "crdUpgradeSafety", "enforcement")).To(Succeed())
 		Expect(k8sClient.Update(ctx, extension)).To(Succeed())
 		expectInstalled(ctx, extension, version)
 		Expect(managerImageOf(manager(ctx, installNamespace))).To(Equal(managerImage(version)))
-		AddReportEntry("OLM v1: upgrade "+first+" -> "+version+", version bump to Installed", time.Since(start).Round(100*time.Millisecond).String())
+		AddReportEntry("OLM v1: upgrade "+first+" -> "+version+", opt-out to Installed", time.Since(start).Round(100*time.Millisecond).String())
 
 		By("keeping every custom resource and owned object, reconciled by " + version)
 		expectStoredVersionsServed(ctx)
@@ -129,24 +145,30 @@ func expectInstalled(ctx context.Context, extension *unstructured.Unstructured, 
 	expectCondition(ctx, extension, "Installed", "True")
 	Eventually(ctx, func(g Gomega) {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(extension), extension)).To(Succeed())
-		installed, _, err := unstructured.NestedString(extension.Object, "status", "install", "bundle", "version")
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(installed).To(Equal(version))
+		g.Expect(installedVersion(extension)).To(Equal(version))
 	}).Should(Succeed())
 }
 
+// installedVersion is the bundle version the ClusterExtension's status
+// says is installed.
+func installedVersion(extension *unstructured.Unstructured) string {
+	installed, _, err := unstructured.NestedString(extension.Object, "status", "install", "bundle", "version")
+	Expect(err).NotTo(HaveOccurred())
+	return installed
+}
+
 // expectCondition waits until the object's condition has the status for
-// its current generation.
-func expectCondition(ctx context.Context, o *unstructured.Unstructured, condition, status string) {
+// its current generation, and matches whatever else is asked of it.
+func expectCondition(ctx context.Context, o *unstructured.Unstructured, condition, status string, also ...types.GomegaMatcher) {
 	Eventually(ctx, func(g Gomega) {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
 		conditions, _, err := unstructured.NestedSlice(o.Object, "status", "conditions")
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(conditions).To(ContainElement(And(
+		g.Expect(conditions).To(ContainElement(And(append([]types.GomegaMatcher{
 			HaveKeyWithValue("type", condition),
 			HaveKeyWithValue("status", status),
 			HaveKeyWithValue("observedGeneration", BeNumerically("==", o.GetGeneration())),
-		)), "%s %s: %v", o.GetKind(), o.GetName(), conditions)
+		}, also...)...)), "%s %s: %v", o.GetKind(), o.GetName(), conditions)
 	}).Should(Succeed())
 }
 
