@@ -99,6 +99,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.DemoVolume{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.PersistentVolumeClaim{}).
+		WithOptions(kube.ControllerOptions()).
 		Named("demovolume").
 		Complete(r)
 }

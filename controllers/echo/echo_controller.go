@@ -91,6 +91,7 @@ func (r *EchoReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.Echo{}).
 		Owns(&batchv1.Job{}).
+		WithOptions(kube.ControllerOptions()).
 		Named("echo").
 		Complete(r)
 }

@@ -51,6 +51,7 @@ func (r *ScheduledEchoReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.ScheduledEcho{}).
 		Owns(&batchv1.CronJob{}).
+		WithOptions(kube.ControllerOptions()).
 		Named("scheduledecho").
 		Complete(r)
 }

@@ -176,6 +176,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.ImmortalContainer{}).
 		Owns(&corev1.Pod{}).
+		WithOptions(kube.ControllerOptions()).
 		Named("immortalcontainer").
 		Complete(r)
 }

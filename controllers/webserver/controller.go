@@ -73,6 +73,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(webServerOfPod), builder.WithPredicates(podProblemChanged)).
+		WithOptions(kube.ControllerOptions()).
 		Named("webserver").
 		Complete(r)
 }
