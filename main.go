@@ -69,9 +69,13 @@ func main() {
 		"Elect a leader on a Lease, so that of several replicas only one reconciles at a time.")
 	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",
 		"The namespace of the leader election Lease. Defaults to the pod's namespace; required outside a cluster.")
-	flag.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second,
+	// The leader rides out an API server that is gone for half a minute
+	// (a restart, an upgrade) rather than give the lead up and exit; a
+	// leader that dies is replaced within a lease duration, and one that
+	// stops releases the Lease at once.
+	flag.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 45*time.Second,
 		"How long followers wait after the last renewal before taking the lead.")
-	flag.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second,
+	flag.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 35*time.Second,
 		"How long the leader keeps trying to renew before it gives the lead up.")
 	flag.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second,
 		"How often candidates try to acquire or renew the lead.")

@@ -274,7 +274,7 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 			c := r.container()
 			r.g.Expect(c.Image).To(Equal("quay.io/seed-operators/seed-operator:v" + os.Getenv("VERSION")))
 			r.g.Expect(c.Args).To(ContainElements("--leader-elect", "--metrics-bind-address=:8443",
-				"--leader-elect-lease-duration=15s", "--leader-elect-renew-deadline=10s", "--leader-elect-retry-period=2s"))
+				"--leader-elect-lease-duration=45s", "--leader-elect-renew-deadline=35s", "--leader-elect-retry-period=2s"))
 			r.g.Expect(r.env("WATCH_NAMESPACE")).To(BeEmpty(), "every namespace")
 			pod := d.Spec.Template.Spec
 			r.g.Expect(pod.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
@@ -438,8 +438,8 @@ func TestRefusesWrongValues(t *testing.T) {
 		{"watchNamespaces={Team_A}", []string{"/watchNamespaces/0", "does not match pattern"}},
 		{"resources.limits.memory=lots", []string{"/resources/limits/memory", "does not match pattern"}},
 		{"leaderElection.retryPeriodSeconds=0", []string{"/leaderElection/retryPeriodSeconds", "minimum"}},
-		{"leaderElection.renewDeadlineSeconds=20", []string{"leaderElection.renewDeadlineSeconds (20) must be less than leaderElection.leaseDurationSeconds (15)"}},
-		{"leaderElection.retryPeriodSeconds=10", []string{"leaderElection.retryPeriodSeconds (10) must be less than leaderElection.renewDeadlineSeconds (10)"}},
+		{"leaderElection.renewDeadlineSeconds=50", []string{"leaderElection.renewDeadlineSeconds (50) must be less than leaderElection.leaseDurationSeconds (45)"}},
+		{"leaderElection.retryPeriodSeconds=35", []string{"leaderElection.retryPeriodSeconds (35) must be less than leaderElection.renewDeadlineSeconds (35)"}},
 		{"metrics.enabled=false,metrics.serviceMonitor.enabled=true", []string{"metrics.serviceMonitor.enabled needs metrics.enabled"}},
 	}
 	for _, tt := range tests {

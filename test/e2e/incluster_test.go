@@ -136,7 +136,7 @@ func expectHandover(ctx context.Context, namespace string) {
 		next = leaderPod(ctx, g, namespace)
 		g.Expect(next).NotTo(BeEmpty())
 		g.Expect(next).NotTo(Equal(leader))
-	}).WithTimeout(60 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+	}).WithPolling(100 * time.Millisecond).Should(Succeed())
 	takeover := time.Since(deleted)
 	GinkgoWriter.Printf("Takeover in %s: pod %s led %.1fs after pod %s was deleted\n", namespace, next, takeover.Seconds(), leader)
 	AddReportEntry("takeover in the cluster", takeover.String())
