@@ -298,6 +298,8 @@ CLUSTER_ENV = ETCD=$(ETCD) KUBE=$(KUBE) KWOK=$(KWOK) KWOK_VERSION=$(KWOK_VERSION
 CLUSTER_KUBECONFIG = $(LOCALBIN)/cluster/kubeconfig
 CLUSTER_CA = $(LOCALBIN)/cluster/pki/ca.crt
 CLUSTER = go run ./hack/cluster
+E2E_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
+	IMAGES_RECORD=$(IMAGES_RECORD)
 
 .PHONY: cluster-up
 cluster-up: $(CLUSTER_BINARIES) ## Start the local cluster: control plane, kwok nodes and a real node; a no-op when it runs.
@@ -336,8 +338,16 @@ demo: $(DEMO_CLUSTER) build kustomize ## Run the operator on the local cluster (
 .PHONY: test-e2e
 test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite against the local cluster, with the operator as local processes. FOCUS=regexp runs the specs it matches.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
-	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
-		IMAGES_RECORD=$(IMAGES_RECORD) go test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
+	$(E2E_ENV) go test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
+
+# The chaos specs share the end-to-end suite's operator processes, and
+# build with the chaos tag only; they stop and start the cluster's
+# components, so they get its configuration too.
+.PHONY: test-chaos
+test-chaos: cluster-up build kustomize helm images ## Kill the local cluster's kube-apiserver, then etcd, for 20 s each under the operator's two replicas during a burst of every kind, and print how they ride it out and converge.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
+	$(E2E_ENV) $(CLUSTER_ENV) CLUSTER_DIR=$(LOCALBIN)/cluster \
+		go test -tags e2e,chaos ./test/e2e -timeout 30m -v -ginkgo.v -ginkgo.label-filter=chaos
 
 # Fuzzing: each fuzz target of the controllers runs for FUZZTIME, and what
 # the builders make from every spec the CRDs admit is checked against the

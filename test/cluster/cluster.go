@@ -58,7 +58,7 @@ func (cl *Cluster) Up(ctx context.Context) error {
 			stopped = append(stopped, p.name)
 		}
 	}
-	if len(stopped) == 0 && cl.apiReady() {
+	if len(stopped) == 0 && cl.apiServerReady() == nil {
 		logf("already running; KUBECONFIG=%s", cl.Kubeconfig())
 		return nil
 	}
@@ -228,14 +228,10 @@ func (cl *Cluster) startControlPlane(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := cl.startAndWait(ctx, cl.etcd(), 30*time.Second, func() error {
-		return httpOK(fmt.Sprintf("http://127.0.0.1:%d/health", cl.Ports.Etcd))
-	}); err != nil {
+	if err := cl.startAndWait(ctx, cl.etcd(), 30*time.Second, cl.etcdReady); err != nil {
 		return err
 	}
-	if err := cl.startAndWait(ctx, cl.apiServer(), 90*time.Second, func() error {
-		return cl.kubectl("get", "--raw=/readyz")
-	}); err != nil {
+	if err := cl.startAndWait(ctx, cl.apiServer(), 90*time.Second, cl.apiServerReady); err != nil {
 		return err
 	}
 	files := cl.registryConfigs()
@@ -387,10 +383,6 @@ func (cl *Cluster) kubectl(args ...string) error {
 	return run(append([]string{"kubectl", "--kubeconfig=" + cl.Kubeconfig()}, args...)...)
 }
 
-// apiReady tells whether the API server answers that it is ready.
-func (cl *Cluster) apiReady() bool {
-	return cl.kubectl("get", "--raw=/readyz") == nil
-}
 
 // apply applies manifests with server-side apply.
 func (cl *Cluster) apply(manifests string) error {

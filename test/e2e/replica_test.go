@@ -77,8 +77,7 @@ func startReplica(name string, port int) *replica {
 // isLeader tells whether this replica has taken the lead: the manager says
 // so in its log, and the Lease cannot tell replicas on one host apart.
 func (r *replica) isLeader() bool {
-	data, err := os.ReadFile(r.logPath)
-	return err == nil && strings.Contains(string(data), "Successfully acquired lease")
+	return strings.Contains(r.log(), "Successfully acquired lease")
 }
 
 // kill ends the process at once, as a node failure or an OOM kill would:
@@ -107,10 +106,15 @@ func (r *replica) stop() {
 	Eventually(r.exited).WithTimeout(40 * time.Second).Should(BeClosed())
 }
 
+// log is what the replica has logged so far.
+func (r *replica) log() string {
+	data, _ := os.ReadFile(r.logPath)
+	return string(data)
+}
+
 // tail is the end of the replica's log, for failure messages.
 func (r *replica) tail() string {
-	data, _ := os.ReadFile(r.logPath)
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	lines := strings.Split(strings.TrimSpace(r.log()), "\n")
 	return strings.Join(lines[max(0, len(lines)-40):], "\n")
 }
 

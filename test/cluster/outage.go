@@ -1,0 +1,78 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+)
+
+// The control-plane components a suite may take down and bring back.
+const (
+	Etcd      = etcdName
+	APIServer = apiServerName
+)
+
+// Kill ends a component of the running cluster at once (SIGKILL), as a
+// crash would, and waits until it is gone; Restart brings it back.
+func (cl *Cluster) Kill(name string) error {
+	p, _, err := cl.component(name)
+	if err != nil {
+		return err
+	}
+	pid := cl.ps.pid(p)
+	if pid == 0 {
+		return fmt.Errorf("%s is not running", name)
+	}
+	if err := signalGroup(pid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("killing %s: %w", name, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); cl.ps.pid(p) != 0; {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s (pid %d) still runs 10s after SIGKILL", name, pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Up and waitFor take a pid file whose process is gone for a crash.
+	if err := os.Remove(cl.ps.pidFile(p.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Restart starts a component that Kill ended, with the arguments it had,
+// and returns once it is ready.
+func (cl *Cluster) Restart(ctx context.Context, name string) error {
+	p, ready, err := cl.component(name)
+	if err != nil {
+		return err
+	}
+	if pid := cl.ps.pid(p); pid != 0 {
+		return fmt.Errorf("%s runs already (pid %d)", name, pid)
+	}
+	return cl.startAndWait(ctx, p, 90*time.Second, ready)
+}
+
+// component is the process of a component Kill and Restart handle, and
+// the check that it is ready, as Up waits for it.
+func (cl *Cluster) component(name string) (process, func() error, error) {
+	switch name {
+	case Etcd:
+		return cl.etcd(), cl.etcdReady, nil
+	case APIServer:
+		return cl.apiServer(), cl.apiServerReady, nil
+	default:
+		return process{}, nil, fmt.Errorf("no outage of %q: only %s and %s", name, Etcd, APIServer)
+	}
+}
+
+func (cl *Cluster) etcdReady() error {
+	return httpOK(fmt.Sprintf("http://127.0.0.1:%d/health", cl.Ports.Etcd))
+}
+
+func (cl *Cluster) apiServerReady() error {
+	return cl.kubectl("get", "--raw=/readyz")
+}

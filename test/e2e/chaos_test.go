@@ -1,0 +1,271 @@
+//go:build e2e && chaos
+
+package e2e
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/testenv"
+	"github.com/seed-operators/seed-operator/test/cluster"
+)
+
+// The chaos specs (make test-chaos) take a part of the control plane away
+// from under the operator's two replicas while they reconcile a burst of
+// every kind, and bring it back. They build with the chaos tag only: each
+// stops the whole cluster for half a minute.
+var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
+	// Copies of each kind's sample in the burst.
+	const perKind = 24
+
+	var (
+		controlPlane *cluster.Cluster
+		scrape       func(ctx context.Context, r *replica) float64
+	)
+
+	BeforeAll(func(ctx SpecContext) {
+		config, err := cluster.ConfigFromEnv()
+		Expect(err).NotTo(HaveOccurred(), "the cluster's configuration: run `make test-chaos`")
+		controlPlane = cluster.New(config)
+		scrape = metricsScraper(ctx)
+	})
+
+	DescribeTable("rides out a control-plane component killed during a burst, converges once it is back, and creates nothing twice",
+		func(ctx SpecContext, component string, down time.Duration) {
+			namespace := restrictedNamespace(ctx, "chaos")
+			errorsBefore := reconcileErrors(ctx, scrape)
+			health := watchHealth()
+			objs := burst(ctx, namespace, perKind)
+
+			By(fmt.Sprintf("killing %s for %s while the operator reconciles them", component, down))
+			killed := time.Now()
+			Expect(controlPlane.Kill(component)).To(Succeed())
+			time.Sleep(down)
+			Expect(controlPlane.Restart(ctx, component)).To(Succeed())
+			back := time.Now()
+
+			for _, obj := range objs {
+				expectReady(ctx, obj)
+			}
+			converged := time.Since(back)
+			failedProbes := health.stop()
+			errors := reconcileErrors(ctx, scrape) - errorsBefore
+			report := fmt.Sprintf("%s killed for %s, back (ready) %.1fs after the kill; all %d resources Ready %.1fs after its return; %d reconcile errors",
+				component, down, back.Sub(killed).Seconds(), len(objs), converged.Seconds(), int(errors))
+			AddReportEntry("chaos: "+component, report)
+			GinkgoWriter.Println("Chaos: " + report)
+
+			By("both replicas still running, their probes answering all along, one leader")
+			for _, r := range replicas {
+				Expect(r.hasExited()).To(BeFalse(), "replica %s exited:\n%s", r.name, r.tail())
+				Expect(r.log()).NotTo(ContainSubstring("leader election lost"), "replica %s", r.name)
+			}
+			Expect(failedProbes).To(BeEmpty(), "liveness probes that failed")
+			Expect(leaseHolderNow(ctx)).NotTo(BeEmpty())
+
+			By("reconcile errors bounded by the outage, not by retries")
+			Expect(errors).To(BeNumerically("<=", errorBound(len(objs), back.Sub(killed))))
+
+			expectOwnedOnce(ctx, namespace, perKind)
+		},
+		Entry("kube-apiserver", cluster.APIServer, 20*time.Second),
+		Entry("etcd", cluster.Etcd, 20*time.Second),
+	)
+})
+
+// burst creates perKind copies of every kind's sample in namespace, as
+// fast as the API server takes them, and returns them.
+func burst(ctx context.Context, namespace string, perKind int) []kube.Object {
+	samples, err := testenv.Samples()
+	Expect(err).NotTo(HaveOccurred())
+	var objs []kube.Object
+	for i := range perKind {
+		for _, sample := range samples {
+			obj := typed(sample)
+			obj.SetNamespace(namespace)
+			obj.SetName(fmt.Sprintf("%s-%d", sample.GetName(), i))
+			Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+			objs = append(objs, obj)
+		}
+	}
+	return objs
+}
+
+// expectOwnedOnce checks that each custom resource in namespace has one of
+// each object it owns (by the kind its labels name), that no
+// ImmortalContainer's pod was started twice, and that no event says an
+// owned object was recreated.
+func expectOwnedOnce(ctx context.Context, namespace string, perKind int) {
+	owned := []struct {
+		list client.ObjectList
+		kind string
+	}{
+		{&appsv1.DeploymentList{}, "webserver"},
+		{&corev1.ServiceList{}, "webserver"},
+		{&batchv1.JobList{}, "echo"},
+		{&batchv1.CronJobList{}, "scheduledecho"},
+		{&corev1.PersistentVolumeClaimList{}, "demovolume"},
+		{&corev1.PodList{}, "immortalcontainer"},
+	}
+	for _, o := range owned {
+		Expect(count(ctx, o.list, namespace, client.MatchingLabels{kube.LabelName: o.kind})).To(Equal(perKind), "%T of %s", o.list, o.kind)
+	}
+	ics := &seedv1alpha1.ImmortalContainerList{}
+	Expect(k8sClient.List(ctx, ics, client.InNamespace(namespace))).To(Succeed())
+	for _, ic := range ics.Items {
+		Expect(ic.Status.PodsStarted).To(BeEquivalentTo(1), "pods started for %s", ic.Name)
+	}
+	events := &eventsv1.EventList{}
+	Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
+	for _, e := range events.Items {
+		Expect(e.Reason).NotTo(Equal(kube.ReasonRecreated), "%s %s: %s", e.Regarding.Kind, e.Regarding.Name, e.Note)
+	}
+}
+
+// errorBound is the most reconcile errors objects can cost over an outage
+// when each is retried by its own back-off only: one object's failures in
+// a row over the outage and the longest wait after it, for each object,
+// and one more each for what a stale cache makes fail once after the
+// return (a conflict).
+func errorBound(objects int, outage time.Duration) float64 {
+	limiter := kube.ControllerOptions().RateLimiter
+	var item reconcile.Request
+	failures := 0
+	for elapsed := time.Duration(0); elapsed < outage+kube.RetryMaxDelay; failures++ {
+		elapsed += limiter.When(item)
+	}
+	return float64(objects * (failures + 1))
+}
+
+// watchHealth probes every replica's liveness endpoint twice a second
+// until stop, which returns the probes that failed.
+func watchHealth() *healthWatch {
+	h := &healthWatch{done: make(chan struct{})}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		client := &http.Client{Timeout: time.Second}
+		for {
+			select {
+			case <-h.done:
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+			for _, r := range replicas {
+				if err := probe(client, fmt.Sprintf("http://127.0.0.1:%d/healthz", r.probePort)); err != nil {
+					h.mu.Lock()
+					h.failed = append(h.failed, fmt.Sprintf("%s %s: %v", time.Now().Format(time.TimeOnly), r.name, err))
+					h.mu.Unlock()
+				}
+			}
+		}
+	}()
+	return h
+}
+
+type healthWatch struct {
+	done   chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	failed []string
+}
+
+func (h *healthWatch) stop() []string {
+	close(h.done)
+	h.wg.Wait()
+	return h.failed
+}
+
+func probe(c *http.Client, url string) error {
+	resp, err := c.Get(url)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s", resp.Status)
+	}
+	return nil
+}
+
+// reconcileErrors is the reconcile errors every replica has counted.
+func reconcileErrors(ctx context.Context, scrape func(context.Context, *replica) float64) float64 {
+	total := 0.0
+	for _, r := range replicas {
+		total += scrape(ctx, r)
+	}
+	return total
+}
+
+// metricsScraper reads a replica's reconcile errors from its metrics, as
+// a ServiceAccount bound to the metrics-reader ClusterRole: the metrics
+// are served to authorized clients only.
+func metricsScraper(ctx context.Context) func(context.Context, *replica) float64 {
+	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{GenerateName: "chaos-scraper-", Namespace: operatorNamespace}}
+	Expect(k8sClient.Create(ctx, account)).To(Succeed())
+	DeferCleanup(k8sClient.Delete, account)
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "chaos-scraper-"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "seed-operator-metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: account.Name, Namespace: operatorNamespace}},
+	}
+	Expect(k8sClient.Create(ctx, binding)).To(Succeed())
+	DeferCleanup(k8sClient.Delete, binding)
+	request, err := clientset.CoreV1().ServiceAccounts(operatorNamespace).CreateToken(ctx, account.Name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}},
+		metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	token := request.Status.Token
+	// The replicas serve their metrics with a self-signed certificate, on
+	// loopback.
+	httpClient := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // a self-signed certificate on loopback
+	}}
+	return func(ctx context.Context, r *replica) float64 {
+		var total float64
+		Eventually(ctx, func(g Gomega) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/metrics", r.probePort+1), nil)
+			g.Expect(err).NotTo(HaveOccurred())
+			req.Header.Set("Authorization", "Bearer "+token)
+			resp, err := httpClient.Do(req)
+			g.Expect(err).NotTo(HaveOccurred())
+			defer func() { _ = resp.Body.Close() }()
+			body, err := io.ReadAll(resp.Body)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(resp.StatusCode).To(Equal(http.StatusOK), "%s", body)
+			parser := expfmt.NewTextParser(model.UTF8Validation)
+			families, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
+			g.Expect(err).NotTo(HaveOccurred())
+			total = 0
+			if family, ok := families["controller_runtime_reconcile_errors_total"]; ok {
+				for _, m := range family.GetMetric() {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}).Should(Succeed())
+		return total
+	}
+}
