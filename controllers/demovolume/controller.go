@@ -52,7 +52,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !dv.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.release(ctx, dv)
 	}
-	if err := kube.SetFinalizer(ctx, r.Client, dv, retainFinalizer, dv.Spec.ReclaimPolicy == seedv1alpha1.ReclaimRetain); err != nil {
+	if err := r.Applier.SetFinalizer(ctx, dv, retainFinalizer, dv.Spec.ReclaimPolicy == seedv1alpha1.ReclaimRetain); err != nil {
 		return ctrl.Result{}, err
 	}
 	original := dv.DeepCopy()
@@ -88,7 +88,7 @@ func (r *Reconciler) release(ctx context.Context, dv *seedv1alpha1.DemoVolume) e
 		r.Applier.Recorder.Eventf(dv, pvc, corev1.EventTypeNormal, reasonRetained, "Release",
 			"Kept PersistentVolumeClaim %s and its data, labelled %s=true", pvc.Name, retainedLabel)
 	}
-	return kube.SetFinalizer(ctx, r.Client, dv, retainFinalizer, false)
+	return r.Applier.SetFinalizer(ctx, dv, retainFinalizer, false)
 }
 
 // SetupWithManager reconciles a DemoVolume whenever its spec or its claim

@@ -467,6 +467,20 @@ var _ = Describe("DemoVolume controller", func() {
 		}).WithTimeout(time.Second).Should(Succeed())
 	})
 
+	It("sets a finalizer from a copy the API server has moved past, as a cache that is behind hands over", func(ctx SpecContext) {
+		const finalizer = "seed.example.com/test"
+		stale := create(ctx, "stale")
+		update(ctx, "stale", func(dv *seedv1alpha1.DemoVolume) { dv.Labels = map[string]string{"edited": "true"} })
+
+		Expect(reconciler.Applier.SetFinalizer(ctx, stale, finalizer, true)).To(Succeed())
+		Expect(demoVolume(ctx, Default, "stale").Finalizers).To(ContainElement(finalizer))
+		Expect(demoVolume(ctx, Default, "stale").Labels).To(HaveKeyWithValue("edited", "true"), "nothing else written back")
+
+		update(ctx, "stale", func(dv *seedv1alpha1.DemoVolume) { dv.Labels["edited"] = "again" })
+		Expect(reconciler.Applier.SetFinalizer(ctx, stale, finalizer, false)).To(Succeed())
+		Expect(demoVolume(ctx, Default, "stale").Finalizers).NotTo(ContainElement(finalizer))
+	})
+
 	It("keeps a claim that could not grow when a DemoVolume with Retain is deleted", func(ctx SpecContext) {
 		class := storageClass(ctx, false)
 		create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To(class) })

@@ -53,7 +53,7 @@ func (r *EchoReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	// The result the Job holds is recorded now: a Job being deleted may go.
 	// If it had not finished, it runs again once it is gone.
 	if !job.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.SetFinalizer(ctx, r.Client, job, resultFinalizer, false))
+		return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), r.Applier.SetFinalizer(ctx, job, resultFinalizer, false))
 	}
 	return ctrl.Result{}, kube.IgnoreRefused(applyErr)
 }
@@ -83,7 +83,7 @@ func (r *EchoReconciler) releaseJob(ctx context.Context, key client.ObjectKey) e
 	if err := r.Get(ctx, key, job); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	return kube.SetFinalizer(ctx, r.Client, job, resultFinalizer, false)
+	return r.Applier.SetFinalizer(ctx, job, resultFinalizer, false)
 }
 
 // SetupWithManager reconciles an Echo whenever it or its Job changes.

@@ -383,7 +383,6 @@ func (cl *Cluster) kubectl(args ...string) error {
 	return run(append([]string{"kubectl", "--kubeconfig=" + cl.Kubeconfig()}, args...)...)
 }
 
-
 // apply applies manifests with server-side apply.
 func (cl *Cluster) apply(manifests string) error {
 	return runInput(manifests, "kubectl", "--kubeconfig="+cl.Kubeconfig(), "apply", "--server-side", "--force-conflicts", "-f", "-")
