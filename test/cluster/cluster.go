@@ -58,7 +58,7 @@ func (cl *Cluster) Up(ctx context.Context) error {
 			stopped = append(stopped, p.name)
 		}
 	}
-	if len(stopped) == 0 && cl.apiServerReady() == nil {
+	if len(stopped) == 0 && cl.apiReady() {
 		logf("already running; KUBECONFIG=%s", cl.Kubeconfig())
 		return nil
 	}

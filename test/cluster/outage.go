@@ -76,3 +76,8 @@ func (cl *Cluster) etcdReady() error {
 func (cl *Cluster) apiServerReady() error {
 	return cl.kubectl("get", "--raw=/readyz")
 }
+
+// apiReady tells whether the API server answers that it is ready.
+func (cl *Cluster) apiReady() bool {
+	return cl.apiServerReady() == nil
+}

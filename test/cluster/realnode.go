@@ -111,7 +111,7 @@ func (cl *Cluster) addons(images map[string]string) (string, error) {
 // so that the kubelet takes their containers, network namespaces and
 // volumes down; whatever is left is cleaned up from the host afterwards.
 func (cl *Cluster) drainRealNode(ctx context.Context) error {
-	if cl.ps.pid(cl.kubelet()) == 0 || cl.apiServerReady() != nil {
+	if cl.ps.pid(cl.kubelet()) == 0 || !cl.apiReady() {
 		return nil
 	}
 	// Nothing may replace the pods meanwhile.
