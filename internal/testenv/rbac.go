@@ -17,6 +17,8 @@ import (
 // in its namespace.
 const (
 	OperatorNamespace = "seed-operator-system"
+	// MetricsReaderRole may get the operator's /metrics.
+	MetricsReaderRole = "seed-operator-metrics-reader"
 	operatorUser      = "system:serviceaccount:" + OperatorNamespace + ":seed-operator-controller-manager"
 )
 

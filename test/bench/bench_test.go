@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 func TestPercentile(t *testing.T) {
@@ -29,8 +31,8 @@ func TestPercentile(t *testing.T) {
 
 func TestRequests(t *testing.T) {
 	g := NewWithT(t)
-	scrape := func(text string) metrics {
-		m, err := parseMetrics(text)
+	scrape := func(text string) testenv.Metrics {
+		m, err := testenv.ParseMetrics(text)
 		g.Expect(err).NotTo(HaveOccurred())
 		return m
 	}

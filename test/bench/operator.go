@@ -15,12 +15,7 @@ import (
 	"strings"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 const (
@@ -28,7 +23,6 @@ const (
 	// scraper is the ServiceAccount the benchmark reads the operator's
 	// metrics as: the metrics are served to authorized clients only.
 	scraper            = "seed-bench-scraper"
-	metricsReaderRole  = "seed-operator-metrics-reader"
 	clockTicksPerSec   = 100
 	operatorStartLimit = 2 * time.Minute
 )
@@ -55,7 +49,7 @@ func (c *clients) startOperator(ctx context.Context, root, dir string, port int,
 		return nil, err
 	}
 	c.mapper.Reset()
-	token, err := c.scraperToken(ctx)
+	token, err := testenv.MetricsReaderToken(ctx, c.kube, scraper)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +99,7 @@ func (o *operator) awaitLeader(ctx context.Context) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 		m, err := o.metrics(ctx)
-		if err == nil && m.value("leader_election_master_status") == 1 {
+		if err == nil && m.Value("leader_election_master_status") == 1 {
 			return nil
 		}
 	}
@@ -149,12 +143,12 @@ func (o *operator) get(ctx context.Context, url string, bearer bool) (string, er
 	return string(body), nil
 }
 
-func (o *operator) metrics(ctx context.Context) (metrics, error) {
+func (o *operator) metrics(ctx context.Context) (testenv.Metrics, error) {
 	body, err := o.get(ctx, fmt.Sprintf("https://127.0.0.1:%d/metrics", o.ports.metrics), true)
 	if err != nil {
 		return nil, err
 	}
-	return parseMetrics(body)
+	return testenv.ParseMetrics(body)
 }
 
 // heapInUse is the operator's heap in use right after a garbage collection,
@@ -216,30 +210,6 @@ func (o *operator) proc() (procStats, error) {
 	stime, _ := strconv.ParseFloat(fields[12], 64)
 	s.cpuSeconds = (utime + stime) / clockTicksPerSec
 	return s, scanner.Err()
-}
-
-// scraperToken is a token of a ServiceAccount bound to the operator's
-// metrics-reader ClusterRole.
-func (c *clients) scraperToken(ctx context.Context) (string, error) {
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: scraper, Namespace: operatorNamespace}}
-	_, err := c.kube.CoreV1().ServiceAccounts(operatorNamespace).Create(ctx, sa, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return "", fmt.Errorf("creating the scraper's ServiceAccount: %w", err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: scraper},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scraper, Namespace: operatorNamespace}},
-	}
-	if _, err := c.kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return "", fmt.Errorf("binding the scraper to %s: %w", metricsReaderRole, err)
-	}
-	req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](4 * 3600)}}
-	token, err := c.kube.CoreV1().ServiceAccounts(operatorNamespace).CreateToken(ctx, scraper, req, metav1.CreateOptions{})
-	if err != nil {
-		return "", fmt.Errorf("requesting the scraper's token: %w", err)
-	}
-	return token.Status.Token, nil
 }
 
 func run(ctx context.Context, dir, name string, args ...string) error {

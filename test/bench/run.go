@@ -22,6 +22,7 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 const (
@@ -159,7 +160,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 
 // snapshot is what the operator has done so far.
 type snapshot struct {
-	metrics  metrics
+	metrics  testenv.Metrics
 	proc     procStats
 	renewals int64
 }
@@ -180,8 +181,8 @@ func (o *operator) snapshot(ctx context.Context, lease *leaseUpdates) (snapshot,
 // requests are the operator's API requests between two snapshots, by
 // method, without the PUTs that renew its Lease.
 func requests(before, after snapshot) map[string]float64 {
-	out := after.metrics.by("rest_client_requests_total", "method", nil)
-	for method, count := range before.metrics.by("rest_client_requests_total", "method", nil) {
+	out := after.metrics.By("rest_client_requests_total", "method", nil)
+	for method, count := range before.metrics.By("rest_client_requests_total", "method", nil) {
 		out[method] -= count
 	}
 	out["PUT"] -= float64(after.renewals - before.renewals)
@@ -204,7 +205,7 @@ func operatorFigures(b burstResult, before, after snapshot, n, events int, contr
 		perCR[method] /= float64(n)
 	}
 	reconciles := func(s snapshot, labels map[string]string) float64 {
-		return s.metrics.sum("controller_runtime_reconcile_total", labels)
+		return s.metrics.Sum("controller_runtime_reconcile_total", labels)
 	}
 	ofController := map[string]string{"controller": controller}
 	errorsOf := map[string]string{"controller": controller, "result": "error"}
@@ -259,7 +260,7 @@ func (c *clients) idle(ctx context.Context, op *operator, renewals *leaseUpdates
 	return idleResult{
 		Seconds:        d.Seconds(),
 		Writes:         int(writes(requests(before, after))),
-		Reconciles:     int(after.metrics.value(all) - before.metrics.value(all)),
+		Reconciles:     int(after.metrics.Value(all) - before.metrics.Value(all)),
 		ObjectsChanged: changed,
 	}, nil
 }

@@ -8,22 +8,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	appsv1 "k8s.io/api/apps/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -57,7 +51,11 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 		func(ctx SpecContext, component string, down time.Duration) {
 			namespace := restrictedNamespace(ctx, "chaos")
 			errorsBefore := reconcileErrors(ctx, scrape)
-			health := watchHealth()
+			// The liveness probes, as the kubelet would send them.
+			probes := make([]*poller, len(replicas))
+			for i, r := range replicas {
+				probes[i] = startPolling(fmt.Sprintf("http://127.0.0.1:%d/healthz", r.probePort))
+			}
 			objs := burst(ctx, namespace, perKind)
 
 			By(fmt.Sprintf("killing %s for %s while the operator reconciles them", component, down))
@@ -71,7 +69,13 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 				expectReady(ctx, obj)
 			}
 			converged := time.Since(back)
-			failedProbes := health.stop()
+			var failedProbes []string
+			for _, p := range probes {
+				p.stop()
+				sent, failures, _ := p.result()
+				Expect(sent).To(BeNumerically(">", 0), "no probe sent to %s", p.url)
+				failedProbes = append(failedProbes, failures...)
+			}
 			errors := reconcileErrors(ctx, scrape) - errorsBefore
 			report := fmt.Sprintf("%s killed for %s, back (ready) %.1fs after the kill; all %d resources Ready %.1fs after its return; %d reconcile errors",
 				component, down, back.Sub(killed).Seconds(), len(objs), converged.Seconds(), int(errors))
@@ -160,57 +164,6 @@ func errorBound(objects int, outage time.Duration) float64 {
 	return float64(objects * (failures + 1))
 }
 
-// watchHealth probes every replica's liveness endpoint twice a second
-// until stop, which returns the probes that failed.
-func watchHealth() *healthWatch {
-	h := &healthWatch{done: make(chan struct{})}
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		client := &http.Client{Timeout: time.Second}
-		for {
-			select {
-			case <-h.done:
-				return
-			case <-time.After(500 * time.Millisecond):
-			}
-			for _, r := range replicas {
-				if err := probe(client, fmt.Sprintf("http://127.0.0.1:%d/healthz", r.probePort)); err != nil {
-					h.mu.Lock()
-					h.failed = append(h.failed, fmt.Sprintf("%s %s: %v", time.Now().Format(time.TimeOnly), r.name, err))
-					h.mu.Unlock()
-				}
-			}
-		}
-	}()
-	return h
-}
-
-type healthWatch struct {
-	done   chan struct{}
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	failed []string
-}
-
-func (h *healthWatch) stop() []string {
-	close(h.done)
-	h.wg.Wait()
-	return h.failed
-}
-
-func probe(c *http.Client, url string) error {
-	resp, err := c.Get(url)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s", resp.Status)
-	}
-	return nil
-}
-
 // reconcileErrors is the reconcile errors every replica has counted.
 func reconcileErrors(ctx context.Context, scrape func(context.Context, *replica) float64) float64 {
 	total := 0.0
@@ -224,21 +177,11 @@ func reconcileErrors(ctx context.Context, scrape func(context.Context, *replica)
 // a ServiceAccount bound to the metrics-reader ClusterRole: the metrics
 // are served to authorized clients only.
 func metricsScraper(ctx context.Context) func(context.Context, *replica) float64 {
-	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{GenerateName: "chaos-scraper-", Namespace: operatorNamespace}}
-	Expect(k8sClient.Create(ctx, account)).To(Succeed())
-	DeferCleanup(k8sClient.Delete, account)
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "chaos-scraper-"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "seed-operator-metrics-reader"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: account.Name, Namespace: operatorNamespace}},
-	}
-	Expect(k8sClient.Create(ctx, binding)).To(Succeed())
-	DeferCleanup(k8sClient.Delete, binding)
-	request, err := clientset.CoreV1().ServiceAccounts(operatorNamespace).CreateToken(ctx, account.Name,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}},
-		metav1.CreateOptions{})
+	const scraper = "seed-chaos-scraper"
+	token, err := testenv.MetricsReaderToken(ctx, clientset, scraper)
 	Expect(err).NotTo(HaveOccurred())
-	token := request.Status.Token
+	DeferCleanup(k8sClient.Delete, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: scraper, Namespace: operatorNamespace}})
+	DeferCleanup(k8sClient.Delete, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: scraper}})
 	// The replicas serve their metrics with a self-signed certificate, on
 	// loopback.
 	httpClient := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
@@ -256,15 +199,9 @@ func metricsScraper(ctx context.Context) func(context.Context, *replica) float64
 			body, err := io.ReadAll(resp.Body)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(resp.StatusCode).To(Equal(http.StatusOK), "%s", body)
-			parser := expfmt.NewTextParser(model.UTF8Validation)
-			families, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
+			metrics, err := testenv.ParseMetrics(string(body))
 			g.Expect(err).NotTo(HaveOccurred())
-			total = 0
-			if family, ok := families["controller_runtime_reconcile_errors_total"]; ok {
-				for _, m := range family.GetMetric() {
-					total += m.GetCounter().GetValue()
-				}
-			}
+			total = metrics.ReconcileErrors()
 		}).Should(Succeed())
 		return total
 	}
