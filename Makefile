@@ -299,7 +299,7 @@ CLUSTER_KUBECONFIG = $(LOCALBIN)/cluster/kubeconfig
 CLUSTER_CA = $(LOCALBIN)/cluster/pki/ca.crt
 CLUSTER = go run ./hack/cluster
 E2E_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
-	IMAGES_RECORD=$(IMAGES_RECORD)
+	IMAGES_RECORD=$(IMAGES_RECORD) AUDIT_LOG=$(LOCALBIN)/cluster/logs/audit.log
 
 .PHONY: cluster-up
 cluster-up: $(CLUSTER_BINARIES) ## Start the local cluster: control plane, kwok nodes and a real node; a no-op when it runs.

@@ -36,9 +36,12 @@ type Reconciler struct {
 }
 
 // +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes/status,verbs=patch
 // +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes/finalizers,verbs=update
-// +kubebuilder:rbac:groups=core,resources=persistentvolumeclaims,verbs=get;list;watch;create;patch
+// delete on what it owns: OwnerReferencesPermissionEnforcement (OpenShift) lets
+// only who may delete an object change its owner references, as putting back
+// a removed one does.
+// +kubebuilder:rbac:groups=core,resources=persistentvolumeclaims,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile applies the desired claim and writes the status observed from

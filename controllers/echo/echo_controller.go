@@ -22,10 +22,13 @@ type EchoReconciler struct {
 	Applier *kube.Applier
 }
 
-// +kubebuilder:rbac:groups=seed.example.com,resources=echoes,verbs=get;list;watch
-// +kubebuilder:rbac:groups=seed.example.com,resources=echoes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=seed.example.com,resources=echoes,verbs=list;watch
+// +kubebuilder:rbac:groups=seed.example.com,resources=echoes/status,verbs=patch
 // +kubebuilder:rbac:groups=seed.example.com,resources=echoes/finalizers,verbs=update
-// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;patch
+// delete on what it owns: OwnerReferencesPermissionEnforcement (OpenShift) lets
+// only who may delete an object change its owner references, as putting back
+// a removed one does.
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile applies the Echo's Job until it has finished, then keeps the

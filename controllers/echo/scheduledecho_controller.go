@@ -19,10 +19,13 @@ type ScheduledEchoReconciler struct {
 	Applier *kube.Applier
 }
 
-// +kubebuilder:rbac:groups=seed.example.com,resources=scheduledechoes,verbs=get;list;watch
-// +kubebuilder:rbac:groups=seed.example.com,resources=scheduledechoes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=seed.example.com,resources=scheduledechoes,verbs=list;watch
+// +kubebuilder:rbac:groups=seed.example.com,resources=scheduledechoes/status,verbs=patch
 // +kubebuilder:rbac:groups=seed.example.com,resources=scheduledechoes/finalizers,verbs=update
-// +kubebuilder:rbac:groups=batch,resources=cronjobs,verbs=get;list;watch;create;patch
+// delete on what it owns: OwnerReferencesPermissionEnforcement (OpenShift) lets
+// only who may delete an object change its owner references, as putting back
+// a removed one does.
+// +kubebuilder:rbac:groups=batch,resources=cronjobs,verbs=list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile applies the desired CronJob, then writes the status observed

@@ -35,10 +35,10 @@ type Reconciler struct {
 	Now func() time.Time
 }
 
-// +kubebuilder:rbac:groups=seed.example.com,resources=immortalcontainers,verbs=get;list;watch
-// +kubebuilder:rbac:groups=seed.example.com,resources=immortalcontainers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=seed.example.com,resources=immortalcontainers,verbs=list;watch
+// +kubebuilder:rbac:groups=seed.example.com,resources=immortalcontainers/status,verbs=patch
 // +kubebuilder:rbac:groups=seed.example.com,resources=immortalcontainers/finalizers,verbs=update
-// +kubebuilder:rbac:groups=core,resources=pods,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=core,resources=pods,verbs=list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile takes one step towards a running pod of the current spec: it
@@ -73,7 +73,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case pod.Annotations[specHashAnnotation] != desired.Annotations[specHashAnnotation]:
 		err = r.replace(ctx, ic, pod, reasonSpecChanged, fmt.Sprintf("Replacing pod %s to run the new spec", pod.Name))
 	default:
-		err = r.keep(ctx, ic, pod)
+		err = r.keep(ctx, ic, pod, desired)
 	}
 
 	computeStatus(ic, pod, r.Now(), err)
@@ -131,8 +131,10 @@ func (r *Reconciler) replace(ctx context.Context, ic *seedv1alpha1.ImmortalConta
 
 // keep counts a pod that runs the current spec, unless others changed its
 // spec: most of a pod's spec cannot change back (a toleration, once added,
-// stays), so such a pod is replaced by one of the spec.
-func (r *Reconciler) keep(ctx context.Context, ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod) error {
+// stays), so such a pod is replaced by one of the spec. What can change
+// back, its labels and owner reference, the apply puts back (it sends
+// nothing when nothing changed).
+func (r *Reconciler) keep(ctx context.Context, ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod, desired *corev1ac.PodApplyConfiguration) error {
 	changedBy, err := kube.ForeignSpecManagers(pod)
 	if err != nil {
 		return fmt.Errorf("reading who changed pod %s: %w", pod.Name, err)
@@ -140,6 +142,9 @@ func (r *Reconciler) keep(ctx context.Context, ic *seedv1alpha1.ImmortalContaine
 	if len(changedBy) > 0 {
 		return r.replace(ctx, ic, pod, kube.ReasonRepaired,
 			fmt.Sprintf("Replacing pod %s, whose spec %s changed", pod.Name, strings.Join(changedBy, ", ")))
+	}
+	if err := r.Applier.Apply(ctx, ic, desired, pod); err != nil {
+		return err
 	}
 	recordStart(ic, pod)
 	return nil

@@ -25,12 +25,15 @@ type Reconciler struct {
 	Applier *kube.Applier
 }
 
-// +kubebuilder:rbac:groups=seed.example.com,resources=webservers,verbs=get;list;watch
-// +kubebuilder:rbac:groups=seed.example.com,resources=webservers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=seed.example.com,resources=webservers,verbs=list;watch
+// +kubebuilder:rbac:groups=seed.example.com,resources=webservers/status,verbs=patch
 // +kubebuilder:rbac:groups=seed.example.com,resources=webservers/finalizers,verbs=update
-// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
-// +kubebuilder:rbac:groups=core,resources=services,verbs=get;list;watch;create;patch
-// +kubebuilder:rbac:groups=core,resources=pods,verbs=get;list;watch
+// delete on what it owns: OwnerReferencesPermissionEnforcement (OpenShift) lets
+// only who may delete an object change its owner references, as putting back
+// a removed one does.
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=core,resources=services,verbs=list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=core,resources=pods,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile applies the desired Deployment and Service, then writes the

@@ -38,7 +38,7 @@ func (e *Env) DenyOperatorWrites(ctx context.Context, obj client.Object, message
 				}},
 			},
 			Validations: []admissionregistrationv1.Validation{{
-				Expression: "request.userInfo.username != '" + operatorUser + "'",
+				Expression: "request.userInfo.username != '" + OperatorUser + "'",
 				Message:    message,
 			}},
 		},

@@ -19,7 +19,10 @@ const (
 	OperatorNamespace = "seed-operator-system"
 	// MetricsReaderRole may get the operator's /metrics.
 	MetricsReaderRole = "seed-operator-metrics-reader"
-	operatorUser      = "system:serviceaccount:" + OperatorNamespace + ":seed-operator-controller-manager"
+	// OperatorUser is the user the API server knows the operator as.
+	OperatorUser = "system:serviceaccount:" + OperatorNamespace + ":" + OperatorServiceAccount
+	// OperatorServiceAccount is the ServiceAccount the operator runs as.
+	OperatorServiceAccount = "seed-operator-controller-manager"
 )
 
 // operatorConfig installs the operator's own RBAC, the ClusterRole that
@@ -38,7 +41,7 @@ func operatorConfig(ctx context.Context, env *envtest.Environment, admin client.
 		return nil, err
 	}
 	leaderElectionRole.Namespace = OperatorNamespace
-	subject := rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: operatorUser}
+	subject := rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: OperatorUser}
 	for _, obj := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: OperatorNamespace}},
 		managerRole,
@@ -51,7 +54,7 @@ func operatorConfig(ctx context.Context, env *envtest.Environment, admin client.
 		}
 	}
 	user, err := env.AddUser(envtest.User{
-		Name:   operatorUser,
+		Name:   OperatorUser,
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + OperatorNamespace},
 	}, nil)
 	if err != nil {

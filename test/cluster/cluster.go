@@ -228,6 +228,9 @@ func (cl *Cluster) startControlPlane(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := writeFiles(map[string]string{cl.path(auditPolicyFile): auditPolicy()}); err != nil {
+		return err
+	}
 	if err := cl.startAndWait(ctx, cl.etcd(), 30*time.Second, cl.etcdReady); err != nil {
 		return err
 	}

@@ -82,7 +82,11 @@ func (c Config) apiServer() process {
 		"--service-cluster-ip-range=" + serviceRange.String(),
 		// PodNodeSelector and PodTolerationRestriction let a namespace's
 		// annotations steer its pods onto the real node (RealNodeNamespace).
-		"--enable-admission-plugins=NodeRestriction,PodNodeSelector,PodTolerationRestriction",
+		// OwnerReferencesPermissionEnforcement, as OpenShift runs it: an
+		// owner reference that blocks its owner's deletion needs update
+		// on the owner's finalizers, which the operator's RBAC must grant.
+		"--enable-admission-plugins=NodeRestriction,PodNodeSelector,PodTolerationRestriction,OwnerReferencesPermissionEnforcement",
+		"--audit-policy-file=" + c.path(auditPolicyFile), "--audit-log-path=" + c.AuditLog(),
 		"--kubelet-client-certificate=" + p.path("apiserver-kubelet-client.crt"),
 		"--kubelet-client-key=" + p.path("apiserver-kubelet-client.key"),
 		"--kubelet-certificate-authority=" + p.path("ca.crt"),

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -56,6 +57,30 @@ var _ = Describe("On the local cluster", func() {
 		}
 		for _, obj := range created {
 			expectReady(ctx, obj)
+		}
+	})
+
+	// The cluster runs OwnerReferencesPermissionEnforcement, as OpenShift
+	// does: putting an owner reference back takes delete on the object.
+	It("puts back the owner reference kubectl removed from each object a sample owns", func(ctx SpecContext) {
+		samples, err := testenv.Samples()
+		Expect(err).NotTo(HaveOccurred())
+		for _, sample := range samples {
+			obj := typed(sample)
+			obj.SetNamespace(namespace)
+			Expect(k8sClient.Create(ctx, obj)).To(Succeed(), "sample %s", sample.GetName())
+			expectReady(ctx, obj)
+		}
+		owned := ownedBySamples(ctx, namespace)
+		Expect(owned).To(HaveLen(len(samples)+1), "a WebServer owns two objects, each other kind one")
+		for obj := range owned {
+			testenv.EditAs(ctx, k8sClient, obj, "kubectl-patch", `{"metadata":{"ownerReferences":null}}`)
+		}
+		for obj, owner := range owned {
+			Eventually(ctx, func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+				g.Expect(metav1.GetControllerOf(obj)).To(HaveValue(HaveField("UID", owner)))
+			}).Should(Succeed(), "%T %s", obj, obj.GetName())
 		}
 	})
 
@@ -294,4 +319,24 @@ func expectStarts(ctx context.Context, ic *seedv1alpha1.ImmortalContainer, n int
 		g.Expect(ic.Status.PodsStarted).To(BeEquivalentTo(n))
 		g.Expect(ic.Status.StartTimes).To(HaveLen(n))
 	}).Should(Succeed())
+}
+
+// ownedBySamples is every object in namespace that one of the operator's
+// custom resources controls, with the UID of its owner.
+func ownedBySamples(ctx context.Context, namespace string) map[client.Object]types.UID {
+	owned := map[client.Object]types.UID{}
+	for _, list := range []client.ObjectList{
+		&appsv1.DeploymentList{}, &corev1.ServiceList{}, &batchv1.JobList{}, &batchv1.CronJobList{},
+		&corev1.PersistentVolumeClaimList{}, &corev1.PodList{},
+	} {
+		Expect(k8sClient.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+		Expect(meta.EachListItem(list, func(item runtime.Object) error {
+			obj := item.(client.Object)
+			if owner := metav1.GetControllerOf(obj); owner != nil && strings.HasPrefix(owner.APIVersion, seedv1alpha1.GroupVersion.Group+"/") {
+				owned[obj] = owner.UID
+			}
+			return nil
+		})).To(Succeed())
+	}
+	return owned
 }

@@ -45,12 +45,15 @@ var (
 	// images are the test and operator images `make images` pushed, by
 	// name (hack/images).
 	images map[string]string
-	// replicas are the operator processes running now.
-	replicas []*replica
+	// replicas are the operator processes running now; started, every one
+	// this run has started.
+	replicas, started []*replica
 	// nextPort hands out loopback ports to new replicas, two each.
 	nextPort = 18081
 	// specNamespaces are the namespaces the running spec created.
 	specNamespaces []string
+	// audit is the API server's audit log of this run.
+	audit auditLog
 )
 
 func TestE2E(t *testing.T) {
@@ -81,6 +84,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(os.Getenv("IMAGES_RECORD")).NotTo(BeEmpty(), "IMAGES_RECORD must name the record of `make images`: run `make test-e2e`")
 	images, err = cluster.ReadImages(os.Getenv("IMAGES_RECORD"))
 	Expect(err).NotTo(HaveOccurred())
+	audit = startAuditLog()
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
 	Expect(k8sClient.List(ctx, crds)).To(Succeed())
@@ -99,10 +103,16 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Eventually(ctx, func(g Gomega) { g.Expect(leaseHolder(ctx, g, operatorNamespace)).NotTo(BeEmpty()) }).Should(Succeed())
 })
 
-var _ = AfterSuite(func() {
+var _ = AfterSuite(func(ctx SpecContext) {
 	for _, r := range replicas {
 		r.stop()
 	}
+	if !wholeSuite() {
+		GinkgoWriter.Println("RBAC: not compared with what the operator used, as only a part of the suite ran")
+		return
+	}
+	By("every verb the operator's RBAC grants was used, and no rule is a wildcard")
+	expectEveryGrantUsed(ctx, audit)
 })
 
 // On failure, the operators' logs say what they did, and the cluster's
@@ -121,9 +131,10 @@ var _ = ReportAfterEach(func(ctx SpecContext, report SpecReport) {
 
 // addReplica starts one more operator process.
 func addReplica() {
-	r := startReplica(fmt.Sprintf("replica-%d", len(replicas)), nextPort)
+	r := startReplica(fmt.Sprintf("replica-%d", len(started)), nextPort)
 	nextPort += 2
 	replicas = append(replicas, r)
+	started = append(started, r)
 }
 
 // leader is the replica holding the lead.
