@@ -32,6 +32,8 @@ install() {
 token() {
   local dir=$1
   mkdir -p "$dir"
+  # The token and the kubeconfig are the operator's credentials: its own.
+  umask 077
   kubectl create token "$SERVICE_ACCOUNT" --namespace="$NAMESPACE" --duration="$TOKEN_DURATION" >"$dir/token.new"
   mv "$dir/token.new" "$dir/token"
   # The cluster as the current context names it; the user is the service

@@ -38,7 +38,10 @@ type replica struct {
 // startReplica starts an operator process whose probes and metrics listen on
 // loopback ports derived from port.
 func startReplica(name string, port int) *replica {
-	dir := filepath.Join(root, "bin", "e2e", name)
+	// Absolute: hack/operator.sh resolves a relative folder from the
+	// project's root, not from here.
+	dir, err := filepath.Abs(filepath.Join(root, "bin", "e2e", name))
+	Expect(err).NotTo(HaveOccurred())
 	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
 	r := &replica{name: name, logPath: filepath.Join(dir, "operator.log"), probePort: port, exited: make(chan struct{})}
 	logFile, err := os.Create(r.logPath)
