@@ -396,6 +396,8 @@ bench-compare: ## Print the ratios of two benchmark runs: OLD=a.json NEW=b.json.
 # programs built here and Debian's packages, and pushed to the local
 # cluster's registry; the record names what was pushed, by digest.
 IMAGES_RECORD = $(LOCALBIN)/cluster/images.json
+# An SPDX document of each image with Go programs, the operator's among them.
+SBOM_DIR = $(LOCALBIN)/sbom
 DEBS = $(LOCALBIN)/debs
 DEBIAN_IMAGE_PACKAGES = busybox-static nginx nginx-common libc6 libcrypt1 libpcre2-8-0 libssl3 zlib1g
 IMAGES_ENV = PAUSE=$(LOCALBIN)/pause FETCH=$(LOCALBIN)/fetch DEBS=$(DEBS) \
@@ -406,8 +408,8 @@ IMAGES_ENV = PAUSE=$(LOCALBIN)/pause FETCH=$(LOCALBIN)/fetch DEBS=$(DEBS) \
 	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) VERSION=$(VERSION)
 
 .PHONY: images
-images: cluster-up $(IMAGES) infra-inputs build seed-scorecard scorecard-test ## Build the operator's, the scorecard's, the bundle's and the test images, and push them to the local registry.
-	$(IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(IMAGES_RECORD) infra test operator
+images: cluster-up $(IMAGES) infra-inputs build seed-scorecard scorecard-test ## Build the operator's, the scorecard's, the bundle's and the test images, push them to the local registry, and write an SPDX SBOM of each with Go programs to bin/sbom.
+	$(IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(IMAGES_RECORD) --sbom=$(SBOM_DIR) infra test operator
 
 # What the infra images are made of: the pause and fetch programs, CoreDNS,
 # the volume provisioner and Debian's packages.

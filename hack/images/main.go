@@ -1,7 +1,7 @@
 // Command images builds the images of the project and of its local
 // cluster without a container engine, and pushes them to a registry:
 //
-//	images push [--registry HOST:PORT] [--record FILE] SET...
+//	images push [--registry HOST:PORT] [--record FILE] [--sbom DIR] SET...
 //
 // SET is infra (what the real node's own pods run), test (the end-to-end
 // suite's operand images), operator (the manager, the scorecard tests,
@@ -12,16 +12,20 @@
 // here and from Debian's packages; the
 // Dockerfiles describe the same images for anyone with an engine. The
 // record maps each image to the reference it was pushed as, pinned by
-// digest.
+// digest. Each image with Go programs in it gets an SPDX document in the
+// sbom folder: the programs, and the modules they were built from.
 package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -36,11 +40,12 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 || args[0] != "push" {
-		return fmt.Errorf("usage: images push [--registry HOST:PORT] [--record FILE] SET..., SET one of %v", slices.Sorted(maps.Keys(sets)))
+		return fmt.Errorf("usage: images push [--registry HOST:PORT] [--record FILE] [--sbom DIR] SET..., SET one of %v", slices.Sorted(maps.Keys(sets)))
 	}
 	flags := flag.NewFlagSet("push", flag.ContinueOnError)
 	registry := flags.String("registry", "127.0.0.1:15000", "the registry to push to, over plain HTTP")
 	record := flags.String("record", "", "a JSON file to write the pushed references to, by image")
+	sbomDir := flags.String("sbom", "", "a folder to write an SPDX document of each image with Go programs to, as IMAGE.spdx.json")
 	if err := flags.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -65,6 +70,11 @@ func run(args []string) error {
 			}
 			pushed[key] = ref
 			fmt.Printf("%-24s %s\n", key, ref)
+			if *sbomDir != "" {
+				if err := writeSBOM(filepath.Join(*sbomDir, key+".spdx.json"), images[key], ref); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if *record == "" {
@@ -75,6 +85,21 @@ func run(args []string) error {
 		return err
 	}
 	return os.WriteFile(*record, append(data, '\n'), 0o644)
+}
+
+// writeSBOM writes the SPDX document of an image with Go programs to file.
+func writeSBOM(file string, s spec, ref string) error {
+	data, err := sbom(s, ref, time.Now())
+	if errors.Is(err, errNoPrograms) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(data, '\n'), 0o644)
 }
 
 // push builds an image and pushes it under its name, and returns the
