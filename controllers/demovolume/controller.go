@@ -94,13 +94,14 @@ func (r *Reconciler) release(ctx context.Context, dv *seedv1alpha1.DemoVolume) e
 	return r.Applier.SetFinalizer(ctx, dv, retainFinalizer, false)
 }
 
-// SetupWithManager reconciles a DemoVolume whenever its spec or its claim
-// changes, and when it is being deleted (which bumps its generation). Its
-// own status writes bring no reconcile: the status is computed from the
-// claim, never from the status before.
+// SetupWithManager reconciles a DemoVolume whenever it or its claim
+// changes. Its own status writes bring a reconcile too, which writes
+// nothing when the cache has caught up: one computed from a cache that had
+// not yet seen the previous write finds nothing to change and skips the
+// patch, leaving that write's status in place (kube.PatchStatus).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&seedv1alpha1.DemoVolume{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&seedv1alpha1.DemoVolume{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
 		Owns(&corev1.PersistentVolumeClaim{}).
 		WithOptions(kube.ControllerOptions()).
 		Named("demovolume").

@@ -65,14 +65,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, ws))
 }
 
-// SetupWithManager reconciles a WebServer whenever its spec changes, its
+// SetupWithManager reconciles a WebServer whenever it changes, its
 // Deployment or its Service changes, so drift and deletion of either are
 // put back at once, and when one of its pods starts or stops failing to
-// run. Its own status writes bring no reconcile: the status is computed
-// from the Deployment and the pods, never from the status before.
+// run. Its own status writes bring a reconcile too, which writes nothing
+// when the cache has caught up: one computed from a cache that had not yet
+// seen the previous write finds nothing to change and skips the patch,
+// leaving that write's status in place (kube.PatchStatus).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&seedv1alpha1.WebServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&seedv1alpha1.WebServer{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(webServerOfPod), builder.WithPredicates(podProblemChanged)).
