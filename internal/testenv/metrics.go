@@ -116,11 +116,6 @@ func ReconcileErrors(controller string) (float64, error) {
 // by a ClusterRoleBinding of the same name; both are made unless they
 // exist. The operator serves its metrics to such clients only.
 func MetricsReaderToken(ctx context.Context, kube kubernetes.Interface, name string) (string, error) {
-	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: OperatorNamespace}}
-	_, err := kube.CoreV1().ServiceAccounts(OperatorNamespace).Create(ctx, account, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return "", fmt.Errorf("creating ServiceAccount %s: %w", name, err)
-	}
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: MetricsReaderRole},
@@ -128,6 +123,17 @@ func MetricsReaderToken(ctx context.Context, kube kubernetes.Interface, name str
 	}
 	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", fmt.Errorf("binding %s to %s: %w", name, MetricsReaderRole, err)
+	}
+	return ServiceAccountToken(ctx, kube, name)
+}
+
+// ServiceAccountToken is a token of the ServiceAccount name in the
+// operator's namespace, which is made unless it exists.
+func ServiceAccountToken(ctx context.Context, kube kubernetes.Interface, name string) (string, error) {
+	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: OperatorNamespace}}
+	_, err := kube.CoreV1().ServiceAccounts(OperatorNamespace).Create(ctx, account, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("creating ServiceAccount %s: %w", name, err)
 	}
 	request := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](4 * 3600)}}
 	token, err := kube.CoreV1().ServiceAccounts(OperatorNamespace).CreateToken(ctx, name, request, metav1.CreateOptions{})

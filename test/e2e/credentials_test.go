@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,12 +12,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
@@ -34,7 +31,10 @@ var _ = Describe("Credentials", func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(k8sClient.Delete, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: reader, Namespace: operatorNamespace}})
 		DeferCleanup(k8sClient.Delete, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: reader}})
-		nosyToken := unboundToken(ctx, nosy)
+		// An account no role is bound to.
+		nosyToken, err := testenv.ServiceAccountToken(ctx, clientset, nosy)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(k8sClient.Delete, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: nosy, Namespace: operatorNamespace}})
 
 		By("scraping every replica with a reader's token, an unbound account's and a forged one")
 		// controller-runtime's metrics filter answers 500, not 401, when
@@ -93,18 +93,6 @@ var _ = Describe("Credentials", func() {
 		}
 	})
 })
-
-// unboundToken is a token of a new ServiceAccount name in the operator's
-// namespace that no role is bound to.
-func unboundToken(ctx context.Context, name string) string {
-	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNamespace}}
-	Expect(k8sClient.Create(ctx, account)).To(Succeed())
-	DeferCleanup(k8sClient.Delete, account)
-	request := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)}}
-	token, err := clientset.CoreV1().ServiceAccounts(operatorNamespace).CreateToken(ctx, name, request, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	return token.Status.Token
-}
 
 // jwtSecrets are the parts of a JSON web token that are its own: the
 // claims and the signature. The header is the same in every token the

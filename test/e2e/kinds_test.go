@@ -46,16 +46,7 @@ var _ = Describe("On the local cluster", func() {
 	})
 
 	It("makes every sample Ready", func(ctx SpecContext) {
-		samples, err := testenv.Samples()
-		Expect(err).NotTo(HaveOccurred())
-		created := make([]kube.Object, 0, len(samples))
-		for _, sample := range samples {
-			obj := typed(sample)
-			obj.SetNamespace(namespace)
-			Expect(k8sClient.Create(ctx, obj)).To(Succeed(), "sample %s", sample.GetName())
-			created = append(created, obj)
-		}
-		for _, obj := range created {
+		for _, obj := range createSamples(ctx, namespace) {
 			expectReady(ctx, obj)
 		}
 	})
@@ -63,12 +54,8 @@ var _ = Describe("On the local cluster", func() {
 	// The cluster runs OwnerReferencesPermissionEnforcement, as OpenShift
 	// does: putting an owner reference back takes delete on the object.
 	It("puts back the owner reference kubectl removed from each object a sample owns", func(ctx SpecContext) {
-		samples, err := testenv.Samples()
-		Expect(err).NotTo(HaveOccurred())
-		for _, sample := range samples {
-			obj := typed(sample)
-			obj.SetNamespace(namespace)
-			Expect(k8sClient.Create(ctx, obj)).To(Succeed(), "sample %s", sample.GetName())
+		samples := createSamples(ctx, namespace)
+		for _, obj := range samples {
 			expectReady(ctx, obj)
 		}
 		owned := ownedBySamples(ctx, namespace)
@@ -277,6 +264,20 @@ var _ = Describe("On the local cluster", func() {
 		Entry("is deleted with Delete", seedv1alpha1.ReclaimDelete, false),
 	)
 })
+
+// createSamples creates every kind's sample in namespace, and returns them.
+func createSamples(ctx context.Context, namespace string) []kube.Object {
+	samples, err := testenv.Samples()
+	Expect(err).NotTo(HaveOccurred())
+	created := make([]kube.Object, 0, len(samples))
+	for _, sample := range samples {
+		obj := typed(sample)
+		obj.SetNamespace(namespace)
+		Expect(k8sClient.Create(ctx, obj)).To(Succeed(), "sample %s", sample.GetName())
+		created = append(created, obj)
+	}
+	return created
+}
 
 // typed converts a sample to its API type.
 func typed(u runtime.Unstructured) kube.Object {
