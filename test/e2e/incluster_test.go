@@ -47,12 +47,12 @@ var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func
 			addReplica()
 			addReplica()
 		})
-		ns := &corev1.Namespace{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: operatorNamespace}, ns)).To(Succeed())
-		for k, v := range cluster.RealNodeAnnotations() {
-			metav1.SetMetaDataAnnotation(&ns.ObjectMeta, k, v)
-		}
-		Expect(k8sClient.Update(ctx, ns)).To(Succeed())
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}}
+		testenv.Update(ctx, k8sClient, ns, func(ns *corev1.Namespace) {
+			for k, v := range cluster.RealNodeAnnotations() {
+				metav1.SetMetaDataAnnotation(&ns.ObjectMeta, k, v)
+			}
+		})
 
 		deploy(ctx)
 		DeferCleanup(func(ctx SpecContext) {

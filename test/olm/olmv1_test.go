@@ -94,8 +94,9 @@ var _ = Describe("Installed by OLM v1 from the catalog", Ordered, Serial, func()
 		// refuses the upgrade, naming the CRD, until the ClusterExtension
 		// opts out, as README tells users to do.
 		By("holding the upgrade to " + version + " when the version is bumped, for a CRD change OLM v1 cannot judge")
-		Expect(unstructured.SetNestedField(extension.Object, version, "spec", "source", "catalog", "version")).To(Succeed())
-		Expect(k8sClient.Update(ctx, extension)).To(Succeed())
+		testenv.Update(ctx, k8sClient, extension, func(e *unstructured.Unstructured) {
+			Expect(unstructured.SetNestedField(e.Object, version, "spec", "source", "catalog", "version")).To(Succeed())
+		})
 		expectCondition(ctx, extension, "Progressing", "True",
 			HaveKeyWithValue("reason", "Retrying"),
 			HaveKeyWithValue("message", And(
@@ -105,8 +106,9 @@ var _ = Describe("Installed by OLM v1 from the catalog", Ordered, Serial, func()
 
 		By("upgrading to " + version + " once the ClusterExtension opts out of the CRD upgrade safety check")
 		start = time.Now()
-		Expect(unstructured.SetNestedField(extension.Object, "None", "spec", "install", "preflight", "crdUpgradeSafety", "enforcement")).To(Succeed())
-		Expect(k8sClient.Update(ctx, extension)).To(Succeed())
+		testenv.Update(ctx, k8sClient, extension, func(e *unstructured.Unstructured) {
+			Expect(unstructured.SetNestedField(e.Object, "None", "spec", "install", "preflight", "crdUpgradeSafety", "enforcement")).To(Succeed())
+		})
 		expectInstalled(ctx, extension, version)
 		Expect(managerImageOf(manager(ctx, installNamespace))).To(Equal(managerImage(version)))
 		AddReportEntry("OLM v1: upgrade "+first+" -> "+version+", opt-out to Installed", time.Since(start).Round(100*time.Millisecond).String())

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 // first is the first release, where users on candidate start.
@@ -169,9 +170,9 @@ func scale(ctx context.Context, objects []*unstructured.Unstructured, replicas i
 		if o.GetKind() != "WebServer" {
 			continue
 		}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
-		Expect(unstructured.SetNestedField(o.Object, replicas, "spec", "replicas")).To(Succeed())
-		Expect(k8sClient.Update(ctx, o)).To(Succeed())
+		testenv.Update(ctx, k8sClient, o, func(o *unstructured.Unstructured) {
+			Expect(unstructured.SetNestedField(o.Object, replicas, "spec", "replicas")).To(Succeed())
+		})
 		Eventually(ctx, func(g Gomega) {
 			d := &appsv1.Deployment{}
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(o), d)).To(Succeed())
