@@ -22,9 +22,12 @@ import (
 )
 
 const (
-	// retainFinalizer holds a DemoVolume with the Retain policy until its
-	// claim is released from it, so the garbage collector leaves the claim.
-	retainFinalizer = "seed.example.com/retain-claim"
+	// claimFinalizer holds every DemoVolume, whatever its policy, until the
+	// operator has acted on the reclaim policy the spec has when it is
+	// deleted: a finalizer added only for Retain would lose the data of a
+	// DemoVolume switched to Retain and deleted before the operator saw the
+	// switch. The name is the one Retain-only releases gave it.
+	claimFinalizer = "seed.example.com/retain-claim"
 
 	reasonRetained = "Retained"
 )
@@ -45,8 +48,8 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile applies the desired claim and writes the status observed from
-// it. A DemoVolume with the Retain policy carries a finalizer, and on
-// deletion its claim is released rather than deleted.
+// it. A DemoVolume carries a finalizer, and on deletion with the Retain
+// policy its claim is released rather than deleted.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	dv := &seedv1alpha1.DemoVolume{}
 	if err := r.Get(ctx, req.NamespacedName, dv); err != nil {
@@ -55,7 +58,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !dv.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.release(ctx, dv)
 	}
-	if err := r.Applier.SetFinalizer(ctx, dv, retainFinalizer, dv.Spec.ReclaimPolicy == seedv1alpha1.ReclaimRetain); err != nil {
+	if err := r.Applier.SetFinalizer(ctx, dv, claimFinalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
 	original := dv.DeepCopy()
@@ -67,13 +70,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, dv))
 }
 
-// release keeps the claim of a DemoVolume being deleted with the Retain
-// policy: it drops the owner reference, so the garbage collector leaves the
-// claim, then lets the DemoVolume go.
+// release lets a DemoVolume being deleted go, once its claim is kept if
+// its policy is Retain; with Delete the garbage collector deletes the claim
+// through its owner reference.
 func (r *Reconciler) release(ctx context.Context, dv *seedv1alpha1.DemoVolume) error {
-	if !controllerutil.ContainsFinalizer(dv, retainFinalizer) {
+	if !controllerutil.ContainsFinalizer(dv, claimFinalizer) {
 		return nil
 	}
+	if dv.Spec.ReclaimPolicy == seedv1alpha1.ReclaimRetain {
+		if err := r.keepClaim(ctx, dv); err != nil {
+			return err
+		}
+	}
+	return r.Applier.SetFinalizer(ctx, dv, claimFinalizer, false)
+}
+
+// keepClaim drops the claim's owner reference, so that the garbage
+// collector leaves it, and labels it as retained.
+func (r *Reconciler) keepClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume) error {
 	// The cache holds only claims labelled as managed by the operator, and
 	// may not hold one created moments ago: taking its word that the claim
 	// is gone would leave the claim owned, for the garbage collector to
@@ -91,7 +105,7 @@ func (r *Reconciler) release(ctx context.Context, dv *seedv1alpha1.DemoVolume) e
 		r.Applier.Recorder.Eventf(dv, pvc, corev1.EventTypeNormal, reasonRetained, "Release",
 			"Kept PersistentVolumeClaim %s and its data, labelled %s=true", pvc.Name, retainedLabel)
 	}
-	return r.Applier.SetFinalizer(ctx, dv, retainFinalizer, false)
+	return nil
 }
 
 // SetupWithManager reconciles a DemoVolume whenever it or its claim

@@ -125,15 +125,34 @@ var _ = Describe("DemoVolume controller", func() {
 			return k8sClient.Get(ctx, key(name), &seedv1alpha1.DemoVolume{})
 		}).Should(Satisfy(apierrors.IsNotFound))
 	}
-	expectFinalizer := func(ctx SpecContext, name string, present bool) {
+	expectFinalizer := func(ctx SpecContext, name string) {
 		Eventually(ctx, func(g Gomega) {
-			dv := demoVolume(ctx, g, name)
-			if present {
-				g.Expect(dv.Finalizers).To(ContainElement(retainFinalizer))
-			} else {
-				g.Expect(dv.Finalizers).NotTo(ContainElement(retainFinalizer))
-			}
+			g.Expect(demoVolume(ctx, g, name).Finalizers).To(ConsistOf(claimFinalizer))
 		}).Should(Succeed())
+	}
+	// expectKept checks that the claim of a deleted DemoVolume is the one it
+	// had, released and labelled, and bound to the same volume.
+	expectKept := func(ctx SpecContext, name string, before *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaim {
+		pvc := claimOf(ctx, name)
+		Expect(pvc.UID).To(Equal(before.UID))
+		Expect(pvc.DeletionTimestamp).To(BeNil())
+		Expect(pvc.OwnerReferences).To(BeEmpty(), "the garbage collector must have no reason to delete it")
+		Expect(pvc.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+		Expect(pvc.Labels).To(HaveKeyWithValue("app.kubernetes.io/instance", name))
+		Expect(pvc.Spec.VolumeName).To(Equal(before.Spec.VolumeName), "still bound to the volume with the data")
+		return pvc
+	}
+	// expectLeftToCollector checks that the claim of a deleted DemoVolume
+	// is still owned by it: the garbage collector, which envtest does not
+	// run, deletes it through this owner reference.
+	expectLeftToCollector := func(ctx SpecContext, name string, dv *seedv1alpha1.DemoVolume) {
+		pvc := claimOf(ctx, name)
+		Expect(pvc.DeletionTimestamp).To(BeNil())
+		Expect(pvc.OwnerReferences).To(ConsistOf(And(
+			HaveField("UID", dv.UID),
+			HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
+		)))
+		Expect(pvc.Labels).NotTo(HaveKey(retainedLabel))
 	}
 	// refused tries an update the API server must refuse, and checks that
 	// its message is the given one.
@@ -171,7 +190,7 @@ var _ = Describe("DemoVolume controller", func() {
 		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBound, metav1.ConditionFalse, reasonPending)
 		Eventually(ctx, func(g Gomega) {
 			dv := demoVolume(ctx, g, "data")
-			g.Expect(dv.Finalizers).To(ConsistOf(retainFinalizer), "Retain is the default")
+			g.Expect(dv.Finalizers).To(ConsistOf(claimFinalizer))
 			g.Expect(dv.Spec.ReclaimPolicy).To(Equal(seedv1alpha1.ReclaimRetain))
 			g.Expect(dv.Status.Name).To(Equal("Data of data"))
 			g.Expect(dv.Status.ClaimName).To(Equal("data"))
@@ -438,24 +457,19 @@ var _ = Describe("DemoVolume controller", func() {
 
 	It("keeps the claim, released and labelled, when a DemoVolume with Retain is deleted", func(ctx SpecContext) {
 		create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
-		before := claimOf(ctx, "data")
+		claimOf(ctx, "data")
 		bind(ctx, "data", "2Gi")
 		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		before := claimOf(ctx, "data")
 		dv := &seedv1alpha1.DemoVolume{}
 		Expect(k8sClient.Get(ctx, key("data"), dv)).To(Succeed())
-		Expect(dv.Finalizers).To(ConsistOf(retainFinalizer))
+		Expect(dv.Finalizers).To(ConsistOf(claimFinalizer))
 
 		Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
 		expectGone(ctx, "data")
 
-		pvc := claimOf(ctx, "data")
-		Expect(pvc.UID).To(Equal(before.UID))
-		Expect(pvc.DeletionTimestamp).To(BeNil())
-		Expect(pvc.OwnerReferences).To(BeEmpty(), "the garbage collector must have no reason to delete it")
-		Expect(pvc.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
-		Expect(pvc.Labels).To(HaveKeyWithValue("app.kubernetes.io/instance", "data"))
+		pvc := expectKept(ctx, "data", before)
 		Expect(request(pvc)).To(Equal("2Gi"))
-		Expect(pvc.Spec.VolumeName).To(Equal("pv-"+string(pvc.UID)), "still bound to the volume with the data")
 		Expect(pvc.Status.Phase).To(Equal(corev1.ClaimBound))
 		expectEvent(ctx, "data", reasonRetained, "Kept PersistentVolumeClaim data and its data")
 
@@ -550,33 +564,42 @@ var _ = Describe("DemoVolume controller", func() {
 		}).Should(Succeed())
 		// Still bound to its volume, so Ready straight away.
 		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
-		expectFinalizer(ctx, "data", true)
+		expectFinalizer(ctx, "data")
 	})
 
 	It("leaves the claim to the garbage collector with reclaimPolicy Delete", func(ctx SpecContext) {
 		dv := create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
 		claimOf(ctx, "data")
 		expectReady(ctx, "data", metav1.ConditionFalse, reasonPending)
-		Expect(demoVolume(ctx, Default, "data").Finalizers).To(BeEmpty())
-
-		By("switching to Retain, and back")
-		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimRetain })
-		expectFinalizer(ctx, "data", true)
-		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
-		expectFinalizer(ctx, "data", false)
-		expectReady(ctx, "data", metav1.ConditionFalse, reasonPending)
+		expectFinalizer(ctx, "data")
 
 		Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
 		expectGone(ctx, "data")
-		// The garbage collector, which envtest does not run, deletes the
-		// claim through this owner reference; here it stays as it was.
-		pvc := claimOf(ctx, "data")
-		Expect(pvc.DeletionTimestamp).To(BeNil())
-		Expect(pvc.OwnerReferences).To(ConsistOf(And(
-			HaveField("UID", dv.UID),
-			HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
-		)))
-		Expect(pvc.Labels).NotTo(HaveKey(retainedLabel))
+		expectLeftToCollector(ctx, "data", dv)
+	})
+
+	It("acts on the reclaim policy a DemoVolume has when it is deleted, switched just before", func(ctx SpecContext) {
+		toDelete := create(ctx, "retained-first", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimRetain })
+		toRetain := create(ctx, "deleted-first", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
+		for _, name := range []string{toDelete.Name, toRetain.Name} {
+			claimOf(ctx, name)
+			bind(ctx, name, "1Gi")
+			expectReady(ctx, name, metav1.ConditionTrue, reasonBound)
+			expectFinalizer(ctx, name)
+		}
+		before := claimOf(ctx, toRetain.Name)
+
+		// Deleted straight after the switch: the operator may not have
+		// reconciled it, the finalizer is there all the same.
+		update(ctx, toDelete.Name, func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
+		update(ctx, toRetain.Name, func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimRetain })
+		Expect(k8sClient.Delete(ctx, toDelete)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, toRetain)).To(Succeed())
+		expectGone(ctx, toDelete.Name)
+		expectGone(ctx, toRetain.Name)
+
+		expectLeftToCollector(ctx, toDelete.Name, toDelete)
+		expectKept(ctx, toRetain.Name, before)
 	})
 
 	It("writes nothing when a reconcile finds nothing changed", func(ctx SpecContext) {
