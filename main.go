@@ -72,8 +72,9 @@ func main() {
 	// The leader rides out an API server that is gone for half a minute
 	// (a restart, an upgrade) rather than give the lead up and exit; a
 	// leader that dies is replaced within a lease duration, and one that
-	// stops releases the Lease at once.
-	flag.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 45*time.Second,
+	// stops releases the Lease at once. The lease outlasts a leader cut
+	// off from the API server (kube.CheckLeaseTimings).
+	flag.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 60*time.Second,
 		"How long followers wait after the last renewal before taking the lead.")
 	flag.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 35*time.Second,
 		"How long the leader keeps trying to renew before it gives the lead up.")
@@ -108,6 +109,11 @@ func run(o options) error {
 	namespaces, err := watch.Namespaces(os.Getenv(watch.NamespaceEnv))
 	if err != nil {
 		return err
+	}
+	if o.leaderElect {
+		if err := kube.CheckLeaseTimings(o.leaseDuration, o.renewDeadline, o.retryPeriod); err != nil {
+			return fmt.Errorf("leader election: %w", err)
+		}
 	}
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{

@@ -41,7 +41,7 @@ type operator struct {
 
 // inClusterFlags are config/manager's flags beside those that bind ports.
 var inClusterFlags = []string{
-	"--leader-elect-lease-duration=45s", "--leader-elect-renew-deadline=35s", "--leader-elect-retry-period=2s",
+	"--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=35s", "--leader-elect-retry-period=2s",
 }
 
 func (c *clients) startOperator(ctx context.Context, root, dir string, port int, extraFlags []string) (*operator, error) {

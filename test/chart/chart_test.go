@@ -274,7 +274,7 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 			c := r.container()
 			r.g.Expect(c.Image).To(Equal("quay.io/seed-operators/seed-operator:v" + os.Getenv("VERSION")))
 			r.g.Expect(c.Args).To(ContainElements("--leader-elect", "--metrics-bind-address=:8443",
-				"--leader-elect-lease-duration=45s", "--leader-elect-renew-deadline=35s", "--leader-elect-retry-period=2s"))
+				"--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=35s", "--leader-elect-retry-period=2s"))
 			r.g.Expect(r.env("WATCH_NAMESPACE")).To(BeEmpty(), "every namespace")
 			pod := d.Spec.Template.Spec
 			r.g.Expect(pod.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
@@ -364,13 +364,13 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 	}, {
 		name: "image by digest, leader election timings",
 		sets: []string{"image.digest=" + digest, "image.pullPolicy=Always",
-			"leaderElection.leaseDurationSeconds=30", "leaderElection.renewDeadlineSeconds=20", "leaderElection.retryPeriodSeconds=5"},
+			"leaderElection.leaseDurationSeconds=40", "leaderElection.renewDeadlineSeconds=20", "leaderElection.retryPeriodSeconds=5"},
 		check: func(r rendered) {
 			c := r.container()
 			r.g.Expect(c.Image).To(Equal("quay.io/seed-operators/seed-operator@" + digest))
 			r.g.Expect(c.ImagePullPolicy).To(Equal(corev1.PullAlways))
 			r.g.Expect(c.Args).To(ContainElements(
-				"--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=5s"))
+				"--leader-elect-lease-duration=40s", "--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=5s"))
 		},
 	}, {
 		name: "placement, labels and annotations",
@@ -438,7 +438,7 @@ func TestRefusesWrongValues(t *testing.T) {
 		{"watchNamespaces={Team_A}", []string{"/watchNamespaces/0", "does not match pattern"}},
 		{"resources.limits.memory=lots", []string{"/resources/limits/memory", "does not match pattern"}},
 		{"leaderElection.retryPeriodSeconds=0", []string{"/leaderElection/retryPeriodSeconds", "minimum"}},
-		{"leaderElection.renewDeadlineSeconds=50", []string{"leaderElection.renewDeadlineSeconds (50) must be less than leaderElection.leaseDurationSeconds (45)"}},
+		{"leaderElection.renewDeadlineSeconds=40", []string{"leaderElection.leaseDurationSeconds (60) must be more than leaderElection.retryPeriodSeconds plus 1.5 times leaderElection.renewDeadlineSeconds (62)"}},
 		{"leaderElection.retryPeriodSeconds=35", []string{"leaderElection.retryPeriodSeconds (35) must be less than leaderElection.renewDeadlineSeconds (35)"}},
 		{"metrics.enabled=false,metrics.serviceMonitor.enabled=true", []string{"metrics.serviceMonitor.enabled needs metrics.enabled"}},
 	}
