@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,12 +59,14 @@ var _ = Describe("Installed by OLM from the catalog", Ordered, Serial, func() {
 			DeferCleanup(deleteAll, objects)
 			createReady(ctx, objects...)
 
-			// A WebServer where it does not watch is left alone.
+			// Where it does not watch, it has no rights, and a WebServer
+			// there is left alone.
+			outside := b
+			if mode == operatorsv1alpha1.InstallModeTypeMultiNamespace {
+				outside = createNamespace(ctx, "seed-c")
+			}
+			expectConfined(ctx, own, watched, outside)
 			if len(watched) > 0 {
-				outside := b
-				if mode == operatorsv1alpha1.InstallModeTypeMultiNamespace {
-					outside = createNamespace(ctx, "seed-c")
-				}
 				expectIgnored(ctx, outside)
 			}
 		},
@@ -119,4 +122,35 @@ func expectIgnored(ctx context.Context, namespace string) {
 		g.Expect(k8sClient.List(ctx, deployments, client.InNamespace(namespace))).To(Succeed())
 		g.Expect(deployments.Items).To(BeEmpty())
 	}, "5s").Should(Succeed())
+}
+
+// expectConfined checks what the manager's ServiceAccount may do, as the
+// API server's authorizer answers: write the objects it manages in the
+// namespaces it watches, where OLM grants the CSV's permissions as Roles,
+// and nothing of them outside, unless it watches every namespace.
+func expectConfined(ctx context.Context, own string, watched []string, outside string) {
+	user := "system:serviceaccount:" + own + ":" + managerDeployment
+	expect := func(namespace string, allowed bool) {
+		// OLM copies the Roles to the namespaces it targets as it syncs the
+		// OperatorGroup, which may come after the CSV succeeds.
+		Eventually(ctx, func(g Gomega) {
+			for _, attributes := range []authorizationv1.ResourceAttributes{
+				{Verb: "list", Group: "apps", Resource: "deployments"},
+				{Verb: "create", Resource: "pods"},
+				{Verb: "delete", Resource: "persistentvolumeclaims"},
+				{Verb: "patch", Group: seedv1alpha1.GroupVersion.Group, Resource: "webservers", Subresource: "status"},
+			} {
+				attributes.Namespace = namespace
+				review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+					User: user, ResourceAttributes: &attributes,
+				}}
+				g.Expect(k8sClient.Create(ctx, review)).To(Succeed())
+				g.Expect(review.Status.Allowed).To(Equal(allowed), "%s %s/%s %s in %s", user, attributes.Resource, attributes.Subresource, attributes.Verb, namespace)
+			}
+		}).Should(Succeed())
+	}
+	for _, namespace := range watched {
+		expect(namespace, true)
+	}
+	expect(outside, len(watched) == 0)
 }
