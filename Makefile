@@ -355,11 +355,16 @@ test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite aga
 # The chaos specs share the end-to-end suite's operator processes, and
 # build with the chaos tag only; they stop and start the cluster's
 # components, so they get its configuration too.
+# The random chaos spec kills replicas for CHAOS_DURATION (5m for the full
+# form); CHAOS_SEED replays the run whose seed it printed.
+CHAOS_DURATION ?= 60s
+CHAOS_SEED ?=
+
 .PHONY: test-chaos
-test-chaos: cluster-up build kustomize helm images ## Kill the local cluster's kube-apiserver, then etcd, for 20 s each under the operator's two replicas during a burst of every kind, and print how they ride it out and converge.
+test-chaos: cluster-up build kustomize helm images ## Kill the local cluster's kube-apiserver, then etcd, for 20 s each, cut the leader off the API server for 60 s, throttle the operator with 429s, and kill random replicas for CHAOS_DURATION under the operator's replicas while they reconcile every kind, and print how they ride it out and converge. FOCUS=regexp runs the specs it matches.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
-	$(E2E_ENV) $(CLUSTER_ENV) CLUSTER_DIR=$(LOCALBIN)/cluster \
-		go test -tags e2e,chaos ./test/e2e -timeout 30m -v -ginkgo.v -ginkgo.label-filter=chaos
+	$(E2E_ENV) $(CLUSTER_ENV) CLUSTER_DIR=$(LOCALBIN)/cluster CHAOS_DURATION=$(CHAOS_DURATION) CHAOS_SEED=$(CHAOS_SEED) \
+		go test -tags e2e,chaos ./test/e2e -timeout 30m -v -ginkgo.v -ginkgo.label-filter=chaos $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
 
 # Fuzzing: each fuzz target of the controllers runs for FUZZTIME, and what
 # the builders make from every spec the CRDs admit is checked against the

@@ -11,7 +11,9 @@
 #                                script, with leader election and FLAGs
 #
 # KUBECONFIG names the cluster (the admin credentials install and token
-# use); KUSTOMIZE the kustomize binary; MANAGER the manager binary.
+# use); KUSTOMIZE the kustomize binary; MANAGER the manager binary. SERVER,
+# when set, is the API server's address (host:port) for the manager to
+# dial in place of the cluster's: a proxy in between, for the chaos specs.
 set -euo pipefail
 
 NAMESPACE=seed-operator-system
@@ -40,6 +42,9 @@ token() {
   # account, whatever the kubeconfig authenticates with.
   local server ca
   server=$(kubectl config view --minify --flatten -o jsonpath='{.clusters[0].cluster.server}')
+  if [ -n "${SERVER:-}" ]; then
+    server=https://$SERVER
+  fi
   ca=$(kubectl config view --minify --flatten -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
   cat >"$dir/kubeconfig.new" <<EOF
 apiVersion: v1

@@ -17,6 +17,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -37,7 +38,7 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 
 	var (
 		controlPlane *cluster.Cluster
-		scrape       func(ctx context.Context, r *replica) float64
+		scrape       func(ctx context.Context, r *replica) testenv.Metrics
 	)
 
 	BeforeAll(func(ctx SpecContext) {
@@ -50,7 +51,7 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 	DescribeTable("rides out a control-plane component killed during a burst, converges once it is back, and creates nothing twice",
 		func(ctx SpecContext, component string, down time.Duration) {
 			namespace := restrictedNamespace(ctx, "chaos")
-			errorsBefore := reconcileErrors(ctx, scrape)
+			errorsBefore := counted(ctx, scrape, testenv.Metrics.ReconcileErrors)
 			// The liveness probes, as the kubelet would send them.
 			probes := make([]*poller, len(replicas))
 			for i, r := range replicas {
@@ -65,8 +66,10 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 			Expect(controlPlane.Restart(ctx, component)).To(Succeed())
 			back := time.Now()
 
+			stopResync := resyncKwokPods(ctx, namespace)
 			expectAllReady(ctx, objs)
 			converged := time.Since(back)
+			resynced := stopResync()
 			var failedProbes []string
 			for _, p := range probes {
 				p.stop()
@@ -74,9 +77,9 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 				Expect(sent).To(BeNumerically(">", 0), "no probe sent to %s", p.url)
 				failedProbes = append(failedProbes, failures...)
 			}
-			errors := reconcileErrors(ctx, scrape) - errorsBefore
-			report := fmt.Sprintf("%s killed for %s, back (ready) %.1fs after the kill; all %d resources Ready %.1fs after its return; %d reconcile errors",
-				component, down, back.Sub(killed).Seconds(), len(objs), converged.Seconds(), int(errors))
+			errors := counted(ctx, scrape, testenv.Metrics.ReconcileErrors) - errorsBefore
+			report := fmt.Sprintf("%s killed for %s, back (ready) %.1fs after the kill; all %d resources Ready %.1fs after its return; %d reconcile errors; %d pods kwok dropped resynced",
+				component, down, back.Sub(killed).Seconds(), len(objs), converged.Seconds(), int(errors), resynced)
 			AddReportEntry("chaos: "+component, report)
 			GinkgoWriter.Println("Chaos: " + report)
 
@@ -96,6 +99,30 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 		Entry("kube-apiserver", cluster.APIServer, 20*time.Second),
 		Entry("etcd", cluster.Etcd, 20*time.Second),
 	)
+
+	It("backs off and converges while the API server throttles its requests with 429s", func(ctx SpecContext) {
+		namespace := restrictedNamespace(ctx, "chaos-throttled")
+		throttledBefore := counted(ctx, scrape, throttledRequests)
+		errorsBefore := counted(ctx, scrape, testenv.Metrics.ReconcileErrors)
+		throttleOperator(ctx)
+
+		objs := burst(ctx, namespace, perKind)
+		start := time.Now()
+		expectAllReady(ctx, objs)
+		converged := time.Since(start)
+		throttled := counted(ctx, scrape, throttledRequests) - throttledBefore
+		errors := counted(ctx, scrape, testenv.Metrics.ReconcileErrors) - errorsBefore
+		report := fmt.Sprintf("%d requests answered 429; all %d resources Ready %.1fs after they were created; %d reconcile errors",
+			int(throttled), len(objs), converged.Seconds(), int(errors))
+		AddReportEntry("chaos: throttled", report)
+		GinkgoWriter.Println("Chaos: " + report)
+
+		Expect(throttled).To(BeNumerically(">", 0), "the API server throttled none of the operator's requests")
+		for _, r := range replicas {
+			Expect(r.hasExited()).To(BeFalse(), "replica %s exited:\n%s", r.name, r.tail())
+		}
+		expectOwnedOnce(ctx, namespace, perKind)
+	})
 })
 
 // convergeWithin is how long the chaos specs wait for every resource to be
@@ -127,12 +154,61 @@ func expectAllReady(ctx context.Context, objs []kube.Object) {
 	}).WithTimeout(convergeWithin).WithPolling(2 * time.Second).Should(Succeed())
 }
 
+// resyncKwokPods does for kwok's fake nodes what a kubelet does on its own:
+// go over its pods again, every 20 s, until the returned function is
+// called, which says how many pods it touched. kwok v0.8.0 gives a pod's
+// next stage up when the API server answers 500 (etcd gone), as it retries
+// only refused connections, timeouts, 503 and 429, and plays it again only
+// when the pod changes: such a pod stays Pending, or a Job's pod Running,
+// for good, and its owner rightly not Ready. An annotation is that change,
+// for every pod kwok has yet to move on: not Ready, or a Job's and not
+// done.
+func resyncKwokPods(ctx context.Context, namespace string) func() int {
+	stop, done := make(chan struct{}), make(chan int)
+	go func() {
+		defer GinkgoRecover()
+		touched := map[string]bool{}
+		for {
+			select {
+			case <-stop:
+				done <- len(touched)
+				return
+			case <-time.After(20 * time.Second):
+			}
+			pods := &corev1.PodList{}
+			if err := k8sClient.List(ctx, pods, client.InNamespace(namespace)); err != nil {
+				continue
+			}
+			for _, pod := range pods.Items {
+				ready := false
+				for _, c := range pod.Status.Conditions {
+					ready = ready || (c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue)
+				}
+				owner := metav1.GetControllerOf(&pod)
+				jobs := owner != nil && owner.Kind == "Job"
+				done := pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+				if done || (ready && !jobs) || pod.DeletionTimestamp != nil || time.Since(pod.CreationTimestamp.Time) < 20*time.Second {
+					continue
+				}
+				patch := fmt.Sprintf(`{"metadata":{"annotations":{"seed.example.com/kwok-resync":%q}}}`, time.Now().Format(time.RFC3339))
+				if k8sClient.Patch(ctx, &pod, client.RawPatch(types.MergePatchType, []byte(patch))) == nil {
+					touched[pod.Name] = true
+				}
+			}
+		}
+	}()
+	return func() int {
+		close(stop)
+		return <-done
+	}
+}
+
 // burst creates perKind copies of every kind's sample in namespace, as
 // fast as the API server takes them, and returns them.
 func burst(ctx context.Context, namespace string, perKind int) []kube.Object {
 	samples, err := testenv.Samples()
 	Expect(err).NotTo(HaveOccurred())
-	var objs []kube.Object
+	objs := make([]kube.Object, 0, len(samples)*perKind)
 	for i := range perKind {
 		for _, sample := range samples {
 			obj := typed(sample)
@@ -203,34 +279,33 @@ func errorBound(objects int, outage time.Duration) float64 {
 	return float64(objects * (failures + 1))
 }
 
-// reconcileErrors is the reconcile errors every replica has counted.
-func reconcileErrors(ctx context.Context, scrape func(context.Context, *replica) float64) float64 {
+// counted sums what count reads from the metrics of every replica.
+func counted(ctx context.Context, scrape func(context.Context, *replica) testenv.Metrics, count func(testenv.Metrics) float64) float64 {
 	total := 0.0
 	for _, r := range replicas {
-		total += scrape(ctx, r)
+		total += count(scrape(ctx, r))
 	}
 	return total
 }
 
-// metricsScraper reads a replica's reconcile errors from its metrics, as
-// a ServiceAccount bound to the metrics-reader ClusterRole: the metrics
-// are served to authorized clients only.
-func metricsScraper(ctx context.Context) func(context.Context, *replica) float64 {
+// metricsScraper reads a replica's metrics, as a ServiceAccount bound to
+// the metrics-reader ClusterRole: the metrics are served to authorized
+// clients only.
+func metricsScraper(ctx context.Context) func(context.Context, *replica) testenv.Metrics {
 	const scraper = "seed-chaos-scraper"
 	token, err := testenv.MetricsReaderToken(ctx, clientset, scraper)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(k8sClient.Delete, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: scraper, Namespace: operatorNamespace}})
 	DeferCleanup(k8sClient.Delete, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: scraper}})
-	return func(ctx context.Context, r *replica) float64 {
-		var total float64
+	return func(ctx context.Context, r *replica) testenv.Metrics {
+		var metrics testenv.Metrics
 		Eventually(ctx, func(g Gomega) {
 			status, body, err := scrapeMetrics(ctx, r, token)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(status).To(Equal(http.StatusOK), "%s", body)
-			metrics, err := testenv.ParseMetrics(body)
+			metrics, err = testenv.ParseMetrics(body)
 			g.Expect(err).NotTo(HaveOccurred())
-			total = metrics.ReconcileErrors()
 		}).Should(Succeed())
-		return total
+		return metrics
 	}
 }

@@ -33,11 +33,13 @@ type replica struct {
 	logPath   string
 	probePort int
 	exited    chan struct{}
+	// exitedAt is when the process ended, once exited is closed.
+	exitedAt time.Time
 }
 
 // startReplica starts an operator process whose probes and metrics listen on
-// loopback ports derived from port.
-func startReplica(name string, port int) *replica {
+// loopback ports derived from port, with env added to its environment.
+func startReplica(name string, port int, env ...string) *replica {
 	// Absolute: hack/operator.sh resolves a relative folder from the
 	// project's root, not from here.
 	dir, err := filepath.Abs(filepath.Join(root, "bin", "e2e", name))
@@ -53,9 +55,11 @@ func startReplica(name string, port int) *replica {
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port+1),
 	)
 	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
+	r.cmd.Env = append(os.Environ(), env...)
 	Expect(r.cmd.Start()).To(Succeed())
 	go func() {
 		_ = r.cmd.Wait()
+		r.exitedAt = time.Now()
 		_ = logFile.Close()
 		close(r.exited)
 	}()

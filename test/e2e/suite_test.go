@@ -129,12 +129,14 @@ var _ = ReportAfterEach(func(ctx SpecContext, report SpecReport) {
 	AddReportEntry("cluster", describeCluster(ctx, namespaces))
 })
 
-// addReplica starts one more operator process.
-func addReplica() {
-	r := startReplica(fmt.Sprintf("replica-%d", len(started)), nextPort)
+// addReplica starts one more operator process, with env added to its
+// environment (hack/operator.sh's variables).
+func addReplica(env ...string) *replica {
+	r := startReplica(fmt.Sprintf("replica-%d", len(started)), nextPort, env...)
 	nextPort += 2
 	replicas = append(replicas, r)
 	started = append(started, r)
+	return r
 }
 
 // leader is the replica holding the lead.
