@@ -17,11 +17,15 @@ import (
 )
 
 // throttleOperator makes the API server answer 429 to the operator's
-// requests on the objects it manages whenever a few are in flight, until
-// the spec ends: a flow schema sends them to a priority level with the
-// smallest share of the server's concurrency, which rejects rather than
-// queues. Lease renewals and the metrics endpoint's reviews keep their
-// usual level: a renewal refused for long would be another fault.
+// writes and reads of the objects it manages whenever a few are in flight,
+// until the spec ends: a flow schema sends them to a priority level with
+// the smallest share of the server's concurrency, which rejects rather
+// than queues. Lists and watches keep their usual level: a list of every
+// object needs more seats than the level has, and is refused as long as
+// writes hold any, so the informers would never catch up after the
+// outages of the specs before (which CI found). Lease renewals and the
+// metrics endpoint's reviews keep theirs too: a renewal refused for long
+// would be another fault.
 func throttleOperator(ctx context.Context) {
 	const name = "seed-chaos-throttle"
 	level := &flowcontrolv1.PriorityLevelConfiguration{
@@ -51,7 +55,7 @@ func throttleOperator(ctx context.Context) {
 					},
 				}},
 				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{
-					Verbs:      []string{flowcontrolv1.VerbAll},
+					Verbs:      []string{"get", "create", "update", "patch", "delete"},
 					APIGroups:  []string{seedv1alpha1.GroupVersion.Group, "", "apps", "batch", "events.k8s.io"},
 					Resources:  []string{flowcontrolv1.ResourceAll},
 					Namespaces: []string{flowcontrolv1.NamespaceEvery},
