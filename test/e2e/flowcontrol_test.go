@@ -19,8 +19,12 @@ import (
 // throttleOperator makes the API server answer 429 to the operator's
 // writes and reads of the objects it manages whenever a few are in flight,
 // until the spec ends: a flow schema sends them to a priority level with
-// the smallest share of the server's concurrency, which rejects rather
-// than queues. Lists and watches keep their usual level: a list of every
+// a tiny share of the server's concurrency, which rejects rather than
+// queues. Two shares of the defaults' 245 are five seats of the API
+// server's 600: one share (three seats) throttled so hard that 120
+// resources took three of the four minutes the spec allows, too close to
+// fail on a slow day; with five the operator's hundred-odd reconciles in
+// flight still meet hundreds of 429s. Lists and watches keep their usual level: a list of every
 // object needs more seats than the level has, and is refused as long as
 // writes hold any, so the informers would never catch up after the
 // outages of the specs before (which CI found). Lease renewals and the
@@ -33,7 +37,7 @@ func throttleOperator(ctx context.Context) {
 		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
 			Type: flowcontrolv1.PriorityLevelEnablementLimited,
 			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
-				NominalConcurrencyShares: ptr.To[int32](1),
+				NominalConcurrencyShares: ptr.To[int32](2),
 				LendablePercent:          ptr.To[int32](0),
 				BorrowingLimitPercent:    ptr.To[int32](0),
 				LimitResponse:            flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
