@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
@@ -28,6 +27,7 @@ import (
 	"github.com/seed-operators/seed-operator/controllers/immortalcontainer"
 	"github.com/seed-operators/seed-operator/controllers/webserver"
 	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/metricsauth"
 	"github.com/seed-operators/seed-operator/internal/watch"
 )
 
@@ -179,7 +179,7 @@ func metricsOptions(o options) metricsserver.Options {
 		SecureServing: o.secureMetrics,
 	}
 	if o.secureMetrics {
-		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+		opts.FilterProvider = metricsauth.Filter
 	}
 	if !o.enableHTTP2 {
 		opts.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
