@@ -189,7 +189,7 @@ var _ = Describe("WebServer controller", func() {
 		expectEvent(ctx, "web", "Repaired", "Deployment")
 	})
 
-	It("puts the Service back when someone edits it", func(ctx SpecContext) {
+	It("puts the Service back when someone edits it, and still moves its port after", func(ctx SpecContext) {
 		create(ctx, "web")
 		serviceOf(ctx, "web")
 
@@ -206,6 +206,14 @@ var _ = Describe("WebServer controller", func() {
 			g.Expect(s.Spec.Selector).To(Equal(map[string]string{
 				"app.kubernetes.io/name": "webserver", "app.kubernetes.io/instance": "web",
 			}))
+		}).Should(Succeed())
+
+		// The repair's patch owns the port it put back: an apply alone would
+		// keep it beside the new one, and the API server refuses two ports
+		// of the same name.
+		update(ctx, "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Port = 8081 })
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(serviceOf(ctx, "web").Spec.Ports).To(ConsistOf(HaveField("Port", BeEquivalentTo(8081))))
 		}).Should(Succeed())
 	})
 

@@ -110,7 +110,7 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 	}
 	var foreign []string
 	if cached && o.exclusive {
-		if foreign, err = ForeignSpecManagers(previous); err != nil {
+		if foreign, err = strayManagers(previous, desired); err != nil {
 			return fmt.Errorf("reading who manages %s %s: %w", kind, key, err)
 		}
 	}

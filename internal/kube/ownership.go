@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,38 +29,89 @@ var controlPlaneManagers = map[string]bool{
 // replacing the pod under them.
 const debugSubresource = "ephemeralcontainers"
 
-// ForeignSpecManagers are the field managers, other than the operator, that
-// own a field of obj's spec the operator does not set: a selector key, a
-// port, an environment variable or a toleration added by hand. Server-side
-// apply takes back the fields the operator sets, but never removes fields
-// another manager owns, so such additions are drift that apply alone cannot
-// put right. A field someone changed counts too: their update took it over.
+// ForeignSpecManagers are the field managers, other than the operator's
+// applies, that own a field of obj's spec the operator does not set: a
+// selector key, a port, an environment variable or a toleration added by
+// hand. Server-side apply takes back the fields the operator sets, but never
+// removes fields another manager owns, so such additions are drift that
+// apply alone cannot put right. A field someone changed counts too: their
+// update took it over.
 func ForeignSpecManagers(obj client.Object) ([]string, error) {
-	ours := &fieldpath.Set{}
-	foreign := map[string]*fieldpath.Set{}
+	applied, others, err := specFields(obj)
+	if err != nil {
+		return nil, err
+	}
+	return managersBeyond(others, applied), nil
+}
+
+// strayManagers are the field managers that own a field of obj's spec which
+// desired does not set: applying desired would leave it in place. The
+// operator's own updates count (the patch of an earlier repair): what they
+// wrote stays as long as they own it, so a port the spec has since moved
+// would stay beside the new one. A field desired sets does not count: the
+// apply takes it back.
+func strayManagers(obj client.Object, desired ApplyConfiguration) ([]string, error) {
+	_, others, err := specFields(obj)
+	if err != nil {
+		return nil, err
+	}
+	want, err := toTyped(desired)
+	if err != nil {
+		return nil, err
+	}
+	wantFields, err := want.ToFieldSet()
+	if err != nil {
+		return nil, err
+	}
+	return managersBeyond(others, withParents(wantFields.WithPrefix(specField))), nil
+}
+
+// withParents is set with the lists and maps that hold its fields: an
+// update that makes a list (a Service's ports) owns the list itself too,
+// and an apply that sets an element of it keeps the list.
+func withParents(set *fieldpath.Set) *fieldpath.Set {
+	parents := &fieldpath.Set{}
+	set.Iterate(func(p fieldpath.Path) {
+		for i := 1; i < len(p); i++ {
+			parents.Insert(p[:i].Copy())
+		}
+	})
+	return set.Union(parents)
+}
+
+// specFields are the spec fields of obj that the operator's applies manage,
+// and those of every other writer by manager: the operator's own updates
+// among them, the control plane and kubectl debug aside.
+func specFields(obj client.Object) (applied *fieldpath.Set, others map[string]*fieldpath.Set, err error) {
+	applied, others = &fieldpath.Set{}, map[string]*fieldpath.Set{}
 	for _, entry := range obj.GetManagedFields() {
-		if entry.FieldsV1 == nil || entry.Subresource == debugSubresource {
+		if entry.FieldsV1 == nil || entry.Subresource == debugSubresource || controlPlaneManagers[entry.Manager] {
 			continue
 		}
 		fields := &fieldpath.Set{}
 		if err := fields.FromJSON(entry.FieldsV1.GetRawReader()); err != nil {
-			return nil, fmt.Errorf("reading the fields managed by %q: %w", entry.Manager, err)
+			return nil, nil, fmt.Errorf("reading the fields managed by %q: %w", entry.Manager, err)
 		}
 		spec := fields.WithPrefix(specField)
-		switch {
-		case entry.Manager == FieldManager:
-			ours = ours.Union(spec)
-		case !controlPlaneManagers[entry.Manager]:
-			if previous, ok := foreign[entry.Manager]; ok {
-				spec = spec.Union(previous)
-			}
-			foreign[entry.Manager] = spec
+		if entry.Manager == FieldManager && entry.Operation == metav1.ManagedFieldsOperationApply {
+			applied = applied.Union(spec)
+			continue
 		}
+		if previous, ok := others[entry.Manager]; ok {
+			spec = spec.Union(previous)
+		}
+		others[entry.Manager] = spec
 	}
+	return applied, others, nil
+}
+
+// managersBeyond are the managers among others that own a field outside
+// set, pod template annotations aside, sorted.
+func managersBeyond(others map[string]*fieldpath.Set, set *fieldpath.Set) []string {
 	var managers []string
-	for manager, fields := range foreign {
+	for manager, fields := range others {
 		found := false
-		fields.Difference(ours).Iterate(func(p fieldpath.Path) {
+		fields.Difference(set).Iterate(func(p fieldpath.Path) {
 			found = found || !isPodTemplateAnnotation(p)
 		})
 		if found {
@@ -67,7 +119,7 @@ func ForeignSpecManagers(obj client.Object) ([]string, error) {
 		}
 	}
 	slices.Sort(managers)
-	return managers, nil
+	return managers
 }
 
 // isPodTemplateAnnotation tells whether a path within a spec is an annotation

@@ -1,12 +1,17 @@
 package kube
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 func TestForeignSpecManagers(t *testing.T) {
@@ -99,4 +104,62 @@ func TestReplaceSpecPatch(t *testing.T) {
 	patch, err := replaceSpecPatch(desired)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(patch).To(MatchJSON(`[{"op": "replace", "path": "/spec", "value": {"replicas": 2}}]`))
+}
+
+func TestStrayManagers(t *testing.T) {
+	entry := func(manager string, op metav1.ManagedFieldsOperationType, ports ...int) metav1.ManagedFieldsEntry {
+		elements := make([]string, 0, 1+len(ports))
+		elements = append(elements, `".":{}`)
+		for _, port := range ports {
+			elements = append(elements, fmt.Sprintf(`"k:{\"port\":%d,\"protocol\":\"TCP\"}":{".":{},"f:name":{},"f:port":{},"f:protocol":{},"f:targetPort":{}}`, port))
+		}
+		fields := fmt.Sprintf(`{"f:spec":{"f:ports":{%s}}}`, strings.Join(elements, ","))
+		return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
+	}
+	applied := func(ports ...int) metav1.ManagedFieldsEntry {
+		return entry(FieldManager, metav1.ManagedFieldsOperationApply, ports...)
+	}
+	tests := []struct {
+		name    string
+		entries []metav1.ManagedFieldsEntry
+		port    int32
+		want    []string
+	}{
+		{name: "only the operator's apply", entries: []metav1.ManagedFieldsEntry{applied(80)}, port: 80, want: nil},
+		{
+			name:    "a port moved by hand, whose new entry the apply would keep beside its own",
+			entries: []metav1.ManagedFieldsEntry{applied(), entry("kubectl-edit", metav1.ManagedFieldsOperationUpdate, 9999)},
+			port:    80,
+			want:    []string{"kubectl-edit"},
+		},
+		{
+			name:    "the port the operator's repair wrote, still the spec's",
+			entries: []metav1.ManagedFieldsEntry{applied(80), entry(FieldManager, metav1.ManagedFieldsOperationUpdate, 80)},
+			port:    80,
+			want:    nil,
+		},
+		{
+			name:    "the port the operator's repair wrote, since moved by the spec",
+			entries: []metav1.ManagedFieldsEntry{applied(80), entry(FieldManager, metav1.ManagedFieldsOperationUpdate, 80)},
+			port:    8081,
+			want:    []string{FieldManager},
+		},
+		{
+			name:    "a field the spec sets, changed by hand: the apply takes it back",
+			entries: []metav1.ManagedFieldsEntry{applied(), entry("kubectl-edit", metav1.ManagedFieldsOperationUpdate, 80)},
+			port:    80,
+			want:    nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{ManagedFields: tt.entries}}
+			desired := corev1ac.Service("web", "team-a").WithSpec(corev1ac.ServiceSpec().WithPorts(corev1ac.ServicePort().
+				WithName("http").WithProtocol(corev1.ProtocolTCP).WithPort(tt.port).WithTargetPort(intstr.FromString("http"))))
+			got, err := strayManagers(svc, desired)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got).To(Equal(tt.want))
+		})
+	}
 }
