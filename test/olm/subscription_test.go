@@ -125,9 +125,32 @@ func expectManagerGone(ctx context.Context, namespace string) {
 // Subscription, then the CSVs; OLM removes the Deployment and the RBAC it
 // made for them. The OperatorGroup goes too, so the next spec can target
 // any namespace.
+//
+// It returns once the namespace has no Subscription, InstallPlan or CSV of
+// its own left: a Subscription made while the last one's InstallPlan is
+// still there (the garbage collector deletes it after its Subscription)
+// can take that plan, complete already, for its own and install nothing,
+// as CI once saw a reinstall wait for a CSV that never came.
 func uninstall(ctx context.Context, namespace string) {
 	Expect(client.IgnoreNotFound(k8sClient.DeleteAllOf(ctx, &operatorsv1alpha1.Subscription{}, client.InNamespace(namespace)))).To(Succeed())
 	Expect(client.IgnoreNotFound(k8sClient.DeleteAllOf(ctx, &operatorsv1alpha1.ClusterServiceVersion{}, client.InNamespace(namespace)))).To(Succeed())
+	Expect(client.IgnoreNotFound(k8sClient.DeleteAllOf(ctx, &operatorsv1alpha1.InstallPlan{}, client.InNamespace(namespace)))).To(Succeed())
 	expectManagerGone(ctx, namespace)
 	Expect(client.IgnoreNotFound(k8sClient.DeleteAllOf(ctx, &operatorsv1.OperatorGroup{}, client.InNamespace(namespace)))).To(Succeed())
+	Eventually(ctx, func(g Gomega) {
+		subs, plans, csvs := &operatorsv1alpha1.SubscriptionList{}, &operatorsv1alpha1.InstallPlanList{}, &operatorsv1alpha1.ClusterServiceVersionList{}
+		for _, list := range []client.ObjectList{subs, plans, csvs} {
+			g.Expect(k8sClient.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+		}
+		g.Expect(subs.Items).To(BeEmpty(), "Subscriptions left")
+		g.Expect(plans.Items).To(BeEmpty(), "InstallPlans left")
+		for _, csv := range csvs.Items {
+			// A copy stands for a CSV of another namespace, and stays.
+			g.Expect(csv.Labels).To(HaveKey(copiedFromLabel), "CSV %s left", csv.Name)
+		}
+	}).Should(Succeed())
 }
+
+// copiedFromLabel marks the copies OLM makes of a CSV in the namespaces
+// its operator watches.
+const copiedFromLabel = "olm.copiedFrom"
