@@ -105,17 +105,22 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 	if err != nil {
 		return fmt.Errorf("getting %s %s: %w", kind, key, err)
 	}
+	// What the cached object is compared with, read once.
+	var want *desiredObject
 	if cached {
 		a.created.seen(kind, key)
+		if want, err = typedDesired(desired); err != nil {
+			return fmt.Errorf("reading the desired %s %s: %w", kind, key, err)
+		}
 	}
 	var foreign []string
 	if cached && o.exclusive {
-		if foreign, err = strayManagers(previous, desired); err != nil {
+		if foreign, err = strayManagers(previous, want); err != nil {
 			return fmt.Errorf("reading who manages %s %s: %w", kind, key, err)
 		}
 	}
 	if cached && len(foreign) == 0 && previous.GetDeletionTimestamp().IsZero() {
-		upToDate, err := UpToDate(desired, previous)
+		upToDate, err := want.upToDate(previous)
 		if err != nil {
 			return fmt.Errorf("comparing %s %s with the cluster: %w", kind, key, err)
 		}

@@ -36,26 +36,48 @@ var identityFields = fieldpath.NewSet(
 // shows as missing. live comes from the cache, which makes the check free
 // of API requests; a cache that is behind only costs an apply.
 func UpToDate(desired ApplyConfiguration, live client.Object) (bool, error) {
+	want, err := typedDesired(desired)
+	if err != nil {
+		return false, err
+	}
+	return want.upToDate(live)
+}
+
+// desiredObject is an object the operator applies, as a value of its
+// kind's schema, with the fields it sets: what the Applier compares the
+// cached object with, computed once per apply.
+type desiredObject struct {
+	config ApplyConfiguration
+	value  *typed.TypedValue
+	fields *fieldpath.Set
+}
+
+func typedDesired(desired ApplyConfiguration) (*desiredObject, error) {
+	want, err := toTyped(desired)
+	if err != nil {
+		return nil, err
+	}
+	fields, err := want.ToFieldSet()
+	if err != nil {
+		return nil, err
+	}
+	return &desiredObject{config: desired, value: want, fields: fields}, nil
+}
+
+// upToDate is UpToDate for the desired object d.
+func (d *desiredObject) upToDate(live client.Object) (bool, error) {
 	owned, err := appliedFields(live)
 	if err != nil || owned == nil {
 		return false, err
 	}
-	want, err := toTyped(desired)
-	if err != nil {
-		return false, err
-	}
-	wantFields, err := want.ToFieldSet()
-	if err != nil {
-		return false, err
-	}
-	if !wantFields.Difference(identityFields).Equals(owned) {
+	if !d.fields.Difference(identityFields).Equals(owned) {
 		return false, nil
 	}
-	got, err := liveTyped(live, desired)
+	got, err := liveTyped(live, d.config)
 	if err != nil {
 		return false, err
 	}
-	return value.Equals(got.ExtractItems(owned).AsValue(), want.ExtractItems(owned).AsValue()), nil
+	return value.Equals(got.ExtractItems(owned).AsValue(), d.value.ExtractItems(owned).AsValue()), nil
 }
 
 // appliedFields are the fields of obj that the operator's applies manage,
