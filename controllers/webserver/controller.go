@@ -73,6 +73,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // seen the previous write finds nothing to change and skips the patch,
 // leaving that write's status in place (kube.PatchStatus).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := indexPods(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.WebServer{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
