@@ -1,7 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 
@@ -51,4 +56,41 @@ func TestRequests(t *testing.T) {
 	g.Expect(got).To(Equal(map[string]float64{"PUT": 1, "PATCH": 7, "POST": 2}),
 		"15 renewals are not the operator's work; methods with no request are left out")
 	g.Expect(writes(got)).To(Equal(10.0))
+}
+
+func TestControlPlaneCPU(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	self := []byte(strconv.Itoa(os.Getpid()) + "\n")
+	for _, name := range controlPlane[1:] {
+		g.Expect(os.WriteFile(filepath.Join(dir, name), self, 0o600)).To(Succeed())
+	}
+	_, err := controlPlaneCPU(dir)
+	g.Expect(err).To(MatchError(ContainSubstring("the local cluster's kube-apiserver")),
+		"a process without a pid file is an error, not 0 s")
+
+	g.Expect(os.WriteFile(filepath.Join(dir, controlPlane[0]), self, 0o600)).To(Succeed())
+	// Spend some CPU, so that this process has used more than a tick.
+	spins := 0
+	for deadline := time.Now().Add(50 * time.Millisecond); time.Now().Before(deadline); spins++ {
+		runtime.Gosched()
+	}
+	g.Expect(spins).To(BeNumerically(">", 0))
+	used, err := controlPlaneCPU(dir)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(used).To(HaveLen(len(controlPlane)))
+	g.Expect(used).To(HaveKeyWithValue("etcd", BeNumerically(">", 0)))
+
+	_, err = cpuSeconds(1 << 30)
+	g.Expect(err).To(HaveOccurred(), "no such process")
+}
+
+func TestCPUSpent(t *testing.T) {
+	g := NewWithT(t)
+	spent := cpuSpent(map[string]float64{"etcd": 1.5, "kwok": 2}, map[string]float64{"etcd": 4, "kwok": 2, "kube-apiserver": 3})
+	g.Expect(spent).To(Equal(map[string]float64{"etcd": 2.5, "kwok": 0, "kube-apiserver": 3}),
+		"a process the first reading lacks counts from 0")
+	g.Expect(total(spent)).To(Equal(5.5))
+	g.Expect(cpuByProcess(map[string]float64{"etcd": 1}, spent)).To(Equal(
+		" kube-apiserver 0.0 / 3.0, etcd 1.0 / 2.5, kube-controller-manager 0.0 / 0.0, kube-scheduler 0.0 / 0.0, kwok 0.0 / 0.0, all 1.0 / 5.5"))
 }

@@ -22,6 +22,10 @@ type burstResult struct {
 	P50 float64 `json:"p50"`
 	P95 float64 `json:"p95"`
 	P99 float64 `json:"p99"`
+	// ControlPlaneCPU is the CPU time, in seconds, each of the cluster's
+	// control-plane processes used from the first create to the last
+	// object done.
+	ControlPlaneCPU map[string]float64 `json:"controlPlaneCPU"`
 }
 
 // burst makes the workload's N objects at once from workers goroutines and
@@ -44,6 +48,10 @@ func (c *clients) burst(ctx context.Context, namespace string, n, workers int, w
 		return burstResult{}, fmt.Errorf("watching %s: %w", w.tracked.Resource, ctx.Err())
 	}
 
+	cpuBefore, err := controlPlaneCPU(c.pidDir)
+	if err != nil {
+		return burstResult{}, err
+	}
 	start := time.Now()
 	if err := c.createAll(ctx, namespace, n, workers, w, created); err != nil {
 		return burstResult{}, err
@@ -54,6 +62,10 @@ func (c *clients) burst(ctx context.Context, namespace string, n, workers int, w
 		return burstResult{}, fmt.Errorf("%d of %d %s done after %s", tracker.count(), n, w.tracked.Resource, timeout)
 	case <-ctx.Done():
 		return burstResult{}, ctx.Err()
+	}
+	cpuAfter, err := controlPlaneCPU(c.pidDir)
+	if err != nil {
+		return burstResult{}, err
 	}
 
 	latencies := make([]float64, n)
@@ -69,6 +81,7 @@ func (c *clients) burst(ctx context.Context, namespace string, n, workers int, w
 	return burstResult{
 		Seconds: last.Sub(start).Seconds(),
 		P50:     percentile(latencies, 50), P95: percentile(latencies, 95), P99: percentile(latencies, 99),
+		ControlPlaneCPU: cpuSpent(cpuBefore, cpuAfter),
 	}, nil
 }
 

@@ -36,6 +36,8 @@ type clients struct {
 	kube kubernetes.Interface
 	// mapper learns the custom resources once the operator installs them.
 	mapper *restmapper.DeferredDiscoveryRESTMapper
+	// pidDir holds the pid files of the local cluster's processes.
+	pidDir string
 }
 
 type config struct {
@@ -45,6 +47,7 @@ type config struct {
 	idle    time.Duration
 	out     string
 	root    string
+	cluster string
 	flags   []string
 }
 
@@ -77,6 +80,7 @@ func parseFlags() (config, error) {
 	flag.IntVar(&cfg.workers, "workers", 32, "How many goroutines create the objects.")
 	flag.DurationVar(&cfg.idle, "idle", time.Minute, "How long to watch the operator idle once every object is Ready.")
 	flag.StringVar(&cfg.out, "out", "", "The JSON file to write (default bin/bench/<time>.json).")
+	flag.StringVar(&cfg.cluster, "cluster", filepath.Join("bin", "cluster"), "The local cluster's directory, where its processes' pid files are.")
 	flag.Parse()
 	cfg.flags = flag.Args()
 	for _, s := range strings.Split(*sizes, ",") {
@@ -98,6 +102,9 @@ func parseFlags() (config, error) {
 		return cfg, err
 	}
 	cfg.root = root
+	if !filepath.IsAbs(cfg.cluster) {
+		cfg.cluster = filepath.Join(root, cfg.cluster)
+	}
 	if cfg.out == "" {
 		cfg.out = filepath.Join(root, "bin", "bench", time.Now().UTC().Format("20060102T150405Z")+".json")
 	}
@@ -137,6 +144,7 @@ func bench(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
+	c.pidDir = filepath.Join(cfg.cluster, "pids")
 	report := newReport(cfg, kubeVersion)
 	for _, n := range cfg.sizes {
 		result, err := c.benchSize(ctx, cfg, n)

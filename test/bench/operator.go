@@ -195,21 +195,11 @@ func (o *operator) proc() (procStats, error) {
 			s.rss = kib * 1024
 		}
 	}
-	stat, err := os.ReadFile(filepath.Join(dir, "stat"))
-	if err != nil {
+	if err := scanner.Err(); err != nil {
 		return s, err
 	}
-	// The fields after the command name, which is in parentheses: utime
-	// and stime are the 12th and 13th of them.
-	_, after, _ := strings.Cut(string(stat), ") ")
-	fields := strings.Fields(after)
-	if len(fields) < 13 {
-		return s, fmt.Errorf("reading %s/stat: too few fields", dir)
-	}
-	utime, _ := strconv.ParseFloat(fields[11], 64)
-	stime, _ := strconv.ParseFloat(fields[12], 64)
-	s.cpuSeconds = (utime + stime) / clockTicksPerSec
-	return s, scanner.Err()
+	s.cpuSeconds, err = cpuSeconds(o.cmd.Process.Pid)
+	return s, err
 }
 
 func run(ctx context.Context, dir, name string, args ...string) error {

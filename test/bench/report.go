@@ -154,6 +154,10 @@ func (s sizeResult) print(w io.Writer) error {
 	if err := errors.Join(table.err, tw.Flush()); err != nil {
 		return err
 	}
+	for _, k := range s.Kinds {
+		out.printf("%s, control plane CPU s, raw / with the operator:%s; operator %.1f\n",
+			k.Kind, cpuByProcess(k.Baseline.ControlPlaneCPU, k.Operator.ControlPlaneCPU), k.Operator.CPUSeconds)
+	}
 	m := s.Memory
 	out.printf("idle %.0fs: %d writes, %d reconciles, %d objects changed\n", s.Idle.Seconds, s.Idle.Writes, s.Idle.Reconciles, s.Idle.ObjectsChanged)
 	out.printf("memory: peak RSS %.1f MiB; heap %.1f -> %.1f MiB over %d cached objects: %.2f KiB each; CPU %.1f s\n",
@@ -171,6 +175,26 @@ func byMethod(requests map[string]float64) string {
 		parts = append(parts, fmt.Sprintf("%s %.2f", method, requests[method]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// cpuByProcess lists, for each control-plane process and for all of them,
+// the CPU seconds it used in two bursts.
+func cpuByProcess(raw, operator map[string]float64) string {
+	var b strings.Builder
+	for _, name := range controlPlane {
+		fmt.Fprintf(&b, " %s %.1f / %.1f,", name, raw[name], operator[name])
+	}
+	fmt.Fprintf(&b, " all %.1f / %.1f", total(raw), total(operator))
+	return b.String()
+}
+
+// total is the sum of the CPU seconds of every process.
+func total(cpu map[string]float64) float64 {
+	var all float64
+	for _, seconds := range cpu {
+		all += seconds
+	}
+	return all
 }
 
 func load(path string) (*report, error) {
@@ -224,6 +248,7 @@ func compare(w io.Writer, oldPath, newPath string) error {
 			row(a.N, k.Kind+" operator s", o.Operator.Seconds, k.Operator.Seconds)
 			row(a.N, k.Kind+" ratio to raw", o.Ratio, k.Ratio)
 			row(a.N, k.Kind+" p99 s", o.Operator.P99, k.Operator.P99)
+			row(a.N, k.Kind+" control plane CPU s", total(o.Operator.ControlPlaneCPU), total(k.Operator.ControlPlaneCPU))
 			row(a.N, k.Kind+" writes/CR", o.Operator.WritesPerCR, k.Operator.WritesPerCR)
 			row(a.N, k.Kind+" reconciles/CR", o.Operator.ReconcilesPerCR, k.Operator.ReconcilesPerCR)
 		}
