@@ -403,6 +403,34 @@ var _ = Describe("ImmortalContainer controller", func() {
 		expectReady(ctx, "app", metav1.ConditionFalse, reasonPodPending)
 	})
 
+	It("stops trying to start a pod once its namespace is being deleted", func(ctx SpecContext) {
+		create(ctx, "app")
+		pod := podAfter(ctx, "app", "")
+		errorsBefore, err := testenv.ReconcileErrors("immortalcontainer")
+		Expect(err).NotTo(HaveOccurred())
+
+		// envtest runs no namespace controller: the namespace stays
+		// Terminating, with the ImmortalContainer in it, and refuses new pods.
+		Expect(k8sClient.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
+		Expect(k8sClient.Delete(ctx, pod, client.GracePeriodSeconds(0))).To(Succeed())
+
+		Eventually(ctx, func(g Gomega) {
+			ic := immortal(ctx, g, "app")
+			g.Expect(ic.Status.Conditions).To(ContainElement(And(
+				HaveField("Type", seedv1alpha1.ConditionReady),
+				HaveField("Status", metav1.ConditionFalse),
+				HaveField("Reason", seedv1alpha1.ReasonReconcileFailed),
+				HaveField("Message", ContainSubstring("because it is being terminated")),
+			)))
+		}).Should(Succeed())
+		// A failure returned to the workqueue would come back within
+		// milliseconds, then ever more slowly, until the namespace is gone.
+		Consistently(ctx, func() (float64, error) {
+			return testenv.ReconcileErrors("immortalcontainer")
+		}, 3*time.Second).Should(Equal(errorsBefore))
+		expectNoPod(ctx, "app")
+	})
+
 	It("counts each pod once, even when the status that counted it was lost", func(ctx SpecContext) {
 		create(ctx, "app")
 		pod := podAfter(ctx, "app", "")

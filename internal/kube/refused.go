@@ -1,17 +1,20 @@
 package kube
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // IgnoreRefused returns nil when every failure in err is the API server
-// refusing an object as invalid (422), and err otherwise. A reconciler
-// returns what it gives for the failures of applying the objects it built
-// from the spec: the same request would be refused again, so retrying with
-// back-off only fills the log, until the spec changes or the refused
-// object's state does, and either brings a reconcile of its own. The
-// status still reports err, and the apply a warning event.
+// refusing an object as invalid (422), or refusing to create it in a
+// namespace being deleted, and err otherwise. A reconciler returns what it
+// gives for the failures of applying the objects it built from the spec:
+// the same request would be refused again, so retrying with back-off only
+// fills the log, until the spec changes or the refused object's state does,
+// and either brings a reconcile of its own; a namespace being deleted takes
+// the owner with it. The status still reports err, and the apply a warning
+// event.
 func IgnoreRefused(err error) error {
 	if err == nil || refused(err) {
 		return nil
@@ -31,9 +34,24 @@ func refused(err error) bool {
 		}
 		return true
 	case apierrors.APIStatus:
-		return e.Status().Reason == metav1.StatusReasonInvalid
+		status := e.Status()
+		return status.Reason == metav1.StatusReasonInvalid || namespaceTerminating(status)
 	case interface{ Unwrap() error }:
 		return refused(e.Unwrap())
+	}
+	return false
+}
+
+// namespaceTerminating tells whether status is the namespace lifecycle
+// admission's refusal to create an object in a namespace being deleted.
+func namespaceTerminating(status metav1.Status) bool {
+	if status.Reason != metav1.StatusReasonForbidden || status.Details == nil {
+		return false
+	}
+	for _, cause := range status.Details.Causes {
+		if cause.Type == corev1.NamespaceTerminatingCause {
+			return true
+		}
 	}
 	return false
 }

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -18,6 +20,12 @@ func TestIgnoreRefused(t *testing.T) {
 	})
 	conflict := apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("the object has been modified"))
 	unavailable := apierrors.NewServiceUnavailable("etcd is down")
+	pods := schema.GroupResource{Resource: "pods"}
+	terminating := apierrors.NewForbidden(pods, "app-immortalpod",
+		errors.New("unable to create new content in namespace shop because it is being terminated"))
+	terminating.ErrStatus.Details.Causes = append(terminating.ErrStatus.Details.Causes,
+		metav1.StatusCause{Type: corev1.NamespaceTerminatingCause, Field: "metadata.namespace", Message: "namespace is being terminated"})
+	forbidden := apierrors.NewForbidden(pods, "app-immortalpod", errors.New(`User "system:serviceaccount:seed:op" cannot create resource "pods"`))
 
 	tests := []struct {
 		name    string
@@ -32,6 +40,8 @@ func TestIgnoreRefused(t *testing.T) {
 		{name: "one refused, one unavailable", err: errors.Join(invalid, fmt.Errorf("applying Service: %w", unavailable)), refused: false},
 		{name: "one refused, one wrapped join with a conflict", err: fmt.Errorf("step: %w", errors.Join(invalid, conflict)), refused: false},
 		{name: "a conflict", err: conflict, refused: false},
+		{name: "created in a namespace being deleted", err: fmt.Errorf("applying Pod shop/app-immortalpod: %w", terminating), refused: true},
+		{name: "forbidden by RBAC", err: forbidden, refused: false},
 		{name: "not from the API server", err: errors.New("connection refused"), refused: false},
 	}
 	for _, tt := range tests {
