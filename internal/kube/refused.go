@@ -23,7 +23,8 @@ func IgnoreRefused(err error) error {
 }
 
 // refused tells whether err, and each error joined in it, is an Invalid
-// answer from the API server.
+// answer from the API server, or the namespace lifecycle admission's
+// refusal to create an object in a namespace being deleted.
 func refused(err error) bool {
 	switch e := err.(type) {
 	case interface{ Unwrap() []error }:
@@ -34,24 +35,9 @@ func refused(err error) bool {
 		}
 		return true
 	case apierrors.APIStatus:
-		status := e.Status()
-		return status.Reason == metav1.StatusReasonInvalid || namespaceTerminating(status)
+		return e.Status().Reason == metav1.StatusReasonInvalid || apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
 	case interface{ Unwrap() error }:
 		return refused(e.Unwrap())
-	}
-	return false
-}
-
-// namespaceTerminating tells whether status is the namespace lifecycle
-// admission's refusal to create an object in a namespace being deleted.
-func namespaceTerminating(status metav1.Status) bool {
-	if status.Reason != metav1.StatusReasonForbidden || status.Details == nil {
-		return false
-	}
-	for _, cause := range status.Details.Causes {
-		if cause.Type == corev1.NamespaceTerminatingCause {
-			return true
-		}
 	}
 	return false
 }
