@@ -1,5 +1,6 @@
-# Build the manager binary.
-FROM docker.io/library/golang:1.26 AS builder
+# Build the manager binary, with the Go release the Makefile's GO_TOOLCHAIN
+# names.
+FROM docker.io/library/golang:1.27.3 AS builder
 ARG TARGETOS
 ARG TARGETARCH
 

@@ -2,13 +2,10 @@
 // module) on packages of the module in the current folder, against a
 // vulnerability database in a folder of OSV reports (golang.org/x/vulndb's
 // data/osv, which the module proxy serves), and fails on every known
-// vulnerability the code reaches:
+// vulnerability the code reaches, the standard library's among them (those
+// of the Go release that the go command in its environment runs):
 //
-//	vulncheck -db DIR [-stdlib fail|report] PACKAGE...
-//
-// A vulnerability of the standard library is fixed by a newer Go release,
-// not by the module; -stdlib report lists those without failing, for a
-// machine whose Go the project does not choose.
+//	vulncheck -db DIR PACKAGE...
 package main
 
 import (
@@ -67,28 +64,23 @@ func main() {
 func run(args []string, out io.Writer) error {
 	flags := flag.NewFlagSet("vulncheck", flag.ContinueOnError)
 	db := flags.String("db", "", "a folder of OSV reports, one <ID>.json each")
-	stdlib := flags.String("stdlib", "fail", "fail, or report: what a vulnerability of the standard library does")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	if *db == "" || flags.NArg() == 0 || (*stdlib != "fail" && *stdlib != "report") {
-		return errors.New("usage: vulncheck -db DIR [-stdlib fail|report] PACKAGE...")
+	if *db == "" || flags.NArg() == 0 {
+		return errors.New("usage: vulncheck -db DIR PACKAGE...")
 	}
 	found, err := scanPackages(*db, flags.Args())
 	if err != nil {
 		return err
 	}
-	var failing []reached
 	for _, r := range found {
 		fmt.Fprintln(out, r)
-		if r.module != "stdlib" || *stdlib == "fail" {
-			failing = append(failing, r)
-		}
 	}
 	fmt.Fprintf(out, "%d known vulnerabilities reached, %d of them in the standard library\n",
 		len(found), countModules(found, "stdlib"))
-	if len(failing) > 0 {
-		return fmt.Errorf("%d vulnerabilities to fix: update the modules named (go get MODULE@FIXED), or Go", len(failing))
+	if len(found) > 0 {
+		return fmt.Errorf("%d vulnerabilities to fix: update the modules named (go get MODULE@FIXED), or the Go release (stdlib)", len(found))
 	}
 	return nil
 }
