@@ -95,3 +95,21 @@ func TestCPUSpent(t *testing.T) {
 	g.Expect(cpuByProcess(map[string]float64{"etcd": 1}, spent)).To(Equal(
 		" kube-apiserver 0.0 / 3.0, etcd 1.0 / 2.5, kube-controller-manager 0.0 / 0.0, kube-scheduler 0.0 / 0.0, kwok 0.0 / 0.0, all 1.0 / 5.5"))
 }
+
+func TestCPUByProcessOfThreeBursts(t *testing.T) {
+	NewWithT(t).Expect(cpuByProcess(map[string]float64{"etcd": 1}, map[string]float64{"kwok": 2}, map[string]float64{"etcd": 3})).To(Equal(
+		" kube-apiserver 0.0 / 0.0 / 0.0, etcd 1.0 / 0.0 / 3.0, kube-controller-manager 0.0 / 0.0 / 0.0, kube-scheduler 0.0 / 0.0 / 0.0, kwok 0.0 / 2.0 / 0.0, all 1.0 / 2.0 / 3.0"))
+}
+
+func TestWithCustomResource(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			g := NewWithT(t)
+			floor := k.withCustomResource()
+			baseline := k.baseline.objects(7)
+			g.Expect(floor.tracked).To(Equal(k.baseline.tracked), "the baseline's objects are waited for")
+			g.Expect(floor.objects(7)).To(Equal(append(baseline, k.operator.objects(7)[0])),
+				"the baseline's objects, then the custom resource")
+		})
+	}
+}

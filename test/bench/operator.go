@@ -44,11 +44,18 @@ var inClusterFlags = []string{
 	"--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=35s", "--leader-elect-retry-period=2s",
 }
 
-func (c *clients) startOperator(ctx context.Context, root, dir string, port int, extraFlags []string) (*operator, error) {
+// install installs the CRDs and the operator's RBAC, and makes the custom
+// resources known to the clients.
+func (c *clients) install(ctx context.Context, root string) error {
 	if err := run(ctx, root, filepath.Join(root, "hack", "operator.sh"), "install"); err != nil {
-		return nil, err
+		return err
 	}
 	c.mapper.Reset()
+	return nil
+}
+
+// startOperator starts the manager; install must have run.
+func (c *clients) startOperator(ctx context.Context, root, dir string, port int, extraFlags []string) (*operator, error) {
 	token, err := testenv.MetricsReaderToken(ctx, c.kube, scraper)
 	if err != nil {
 		return nil, err

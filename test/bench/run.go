@@ -43,8 +43,8 @@ var ownedResources = []schema.GroupVersionResource{
 	{Group: "batch", Version: "v1", Resource: "cronjobs"},
 }
 
-// benchSize runs the baseline and then the operator for every kind, with
-// n objects each.
+// benchSize runs the baseline, the floor and then the operator for every
+// kind, with n objects each.
 func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult, error) {
 	res := sizeResult{N: n}
 	timeout := 5*time.Minute + time.Duration(n)*time.Second
@@ -52,26 +52,29 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 	leftovers := make([]string, 0, 2+2*len(cfg.kinds))
 	leftovers = append(leftovers, "bench-starvation", "bench-starvation-alone")
 	for _, k := range cfg.kinds {
-		leftovers = append(leftovers, "bench-raw-"+strings.ToLower(k.name), "bench-"+strings.ToLower(k.name))
+		leftovers = append(leftovers, "bench-raw-"+strings.ToLower(k.name), "bench-floor-"+strings.ToLower(k.name), "bench-"+strings.ToLower(k.name))
 	}
 	for _, namespace := range leftovers {
 		if err := c.deleteNamespace(ctx, namespace); err != nil {
 			return res, err
 		}
 	}
+	// The custom resources of the floor need their definitions.
+	if err := c.install(ctx, cfg.root); err != nil {
+		return res, err
+	}
 	for _, k := range cfg.kinds {
-		namespace := "bench-raw-" + strings.ToLower(k.name)
 		fmt.Printf("N=%d %s: raw client-go\n", n, k.name)
-		b, err := c.inNamespace(ctx, namespace, func() (burstResult, error) {
-			return c.burst(ctx, namespace, n, cfg.workers, k.baseline, timeout)
-		})
+		b, err := c.rawBurst(ctx, "bench-raw-"+strings.ToLower(k.name), n, cfg.workers, k.baseline, timeout)
 		if err != nil {
 			return res, fmt.Errorf("baseline of %s: %w", k.name, err)
 		}
-		if err := c.deleteNamespace(ctx, namespace); err != nil {
-			return res, err
+		fmt.Printf("N=%d %s: raw client-go, and the custom resources with no operator\n", n, k.name)
+		floor, err := c.rawBurst(ctx, "bench-floor-"+strings.ToLower(k.name), n, cfg.workers, k.withCustomResource(), timeout)
+		if err != nil {
+			return res, fmt.Errorf("floor of %s: %w", k.name, err)
 		}
-		res.Kinds = append(res.Kinds, kindResult{Kind: k.name, Baseline: b})
+		res.Kinds = append(res.Kinds, kindResult{Kind: k.name, Baseline: b, Floor: floor, FloorRatio: floor.Seconds / b.Seconds})
 	}
 
 	op, err := c.startOperator(ctx, cfg.root, filepath.Join(cfg.root, "bin", "bench", fmt.Sprintf("operator-%d", n)), operatorPort, cfg.flags)
@@ -395,6 +398,18 @@ func (c *clients) watchLease(ctx context.Context) (*leaseUpdates, error) {
 }
 
 // inNamespace makes namespace, then runs f.
+// rawBurst makes a workload in a namespace of its own with no operator
+// running, and deletes the namespace after.
+func (c *clients) rawBurst(ctx context.Context, namespace string, n, workers int, w workload, timeout time.Duration) (burstResult, error) {
+	b, err := c.inNamespace(ctx, namespace, func() (burstResult, error) {
+		return c.burst(ctx, namespace, n, workers, w, timeout)
+	})
+	if err != nil {
+		return b, err
+	}
+	return b, c.deleteNamespace(ctx, namespace)
+}
+
 func (c *clients) inNamespace(ctx context.Context, namespace string, f func() (burstResult, error)) (burstResult, error) {
 	if err := c.createNamespace(ctx, namespace); err != nil {
 		return burstResult{}, err

@@ -159,6 +159,17 @@ var kinds = []kind{
 	},
 }
 
+// withCustomResource is the baseline with the kind's custom resource made
+// too, after its objects, and no operator to act on it: what the custom
+// resources alone cost the cluster, which no operator can save.
+func (k kind) withCustomResource() workload {
+	floor := k.baseline
+	floor.objects = func(i int) []runtime.Object {
+		return append(k.baseline.objects(i), k.operator.objects(i)[0])
+	}
+	return floor
+}
+
 func resources() corev1.ResourceRequirements {
 	return corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
