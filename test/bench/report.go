@@ -149,7 +149,8 @@ func (s sizeResult) print(w io.Writer) error {
 	out.printf("\nN=%d\n", s.N)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	table := &printer{w: tw}
-	table.printf("kind\traw s\traw+CR s\tfloor\toperator s\tratio\tp50 s\tp95 s\tp99 s\twrites/CR\tevents/CR\trequests/CR\treconciles/CR\terrors\tCPU s\tRSS MiB\t\n")
+	table.printf("kind\traw s\traw+CR s\tfloor\toperator s\tratio\tp50 s\tp95 s\tp99 s\t" +
+		"writes/CR\tevents/CR\trequests/CR\treconciles/CR\terrors\tCPU s\tRSS MiB\t\n")
 	for _, k := range s.Kinds {
 		o := k.Operator
 		table.printf("%s\t%.1f\t%.1f\t%.2f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.2f\t%d\t%.1f\t%.0f\t\n",
