@@ -313,7 +313,9 @@ CLUSTER_ENV = ETCD=$(ETCD) KUBE=$(KUBE) KWOK=$(KWOK) KWOK_VERSION=$(KWOK_VERSION
 	IMAGES=$(IMAGES) CLUSTER_REAL_NODES=$(CLUSTER_REAL_NODES) $(IMAGES_ENV)
 CLUSTER_KUBECONFIG = $(LOCALBIN)/cluster/kubeconfig
 CLUSTER_CA = $(LOCALBIN)/cluster/pki/ca.crt
-CLUSTER = $(GO) run ./hack/cluster
+# The scripts run it as a command (STEER, CLUSTER), where no environment
+# assignment may lead: the machine's Go runs this helper of the cluster.
+CLUSTER = go run ./hack/cluster
 E2E_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
 	IMAGES_RECORD=$(IMAGES_RECORD) AUDIT_LOG=$(LOCALBIN)/cluster/logs/audit.log
 
