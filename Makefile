@@ -25,7 +25,8 @@ export GOFLAGS = -trimpath
 # serves as golang.org/toolchain. The modules under hack/, the tools that
 # build, run and package it, build with the machine's Go (GOTOOLCHAIN=local).
 GO_TOOLCHAIN ?= go1.27.3
-GO = GOTOOLCHAIN=$(GO_TOOLCHAIN) go
+GO_ENV = GOTOOLCHAIN=$(GO_TOOLCHAIN)
+GO = $(GO_ENV) go
 
 # Tools, pinned. Each is built from source through the Go module proxy into
 # ./bin under a name that carries its version, so a second run reuses it and
@@ -554,7 +555,7 @@ $(HELM): | $(LOCALBIN)
 .PHONY: vulncheck
 vulncheck: $(VULNCHECK) ## Fail on a known vulnerability the operator's code reaches, the standard library's of GO_TOOLCHAIN included (govulncheck, with the database of VULNDB_VERSION).
 	go mod download golang.org/x/vulndb@$(VULNDB_VERSION)
-	GOTOOLCHAIN=$(GO_TOOLCHAIN) $(VULNCHECK) -db $$(go env GOMODCACHE)/golang.org/x/vulndb@$(VULNDB_VERSION)/data/osv ./...
+	$(GO_ENV) $(VULNCHECK) -db $$(go env GOMODCACHE)/golang.org/x/vulndb@$(VULNDB_VERSION)/data/osv ./...
 # Built by the Go it checks with: it type-checks that Go's standard library.
 $(VULNCHECK): hack/tools/vuln/go.mod hack/tools/vuln/main.go | $(LOCALBIN)
 	cd hack/tools/vuln && $(GO) build -o $@ .
