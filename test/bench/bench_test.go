@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,4 +113,55 @@ func TestWithCustomResource(t *testing.T) {
 				"the baseline's objects, then the custom resource")
 		})
 	}
+}
+
+func TestParseHeapStats(t *testing.T) {
+	tests := []struct {
+		name    string
+		profile string
+		want    heapStats
+		wantErr string
+	}{
+		{
+			name:    "the MemStats at the end of a heap profile",
+			profile: "heap profile: 1: 2 [3: 4] @ heap/1048576\n\n# runtime.MemStats\n# Alloc = 29965192\n# HeapAlloc = 29965192\n# HeapInuse = 49487872\n# HeapObjects = 279046\n",
+			want:    heapStats{inUse: 49487872, live: 29965192},
+		},
+		{name: "no MemStats", profile: "heap profile: 1: 2 [3: 4] @ heap/1048576\n", wantErr: "no HeapAlloc, HeapInuse"},
+		{name: "a figure that is not a number", profile: "# HeapAlloc = many\n# HeapInuse = 1\n", wantErr: "HeapAlloc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got, err := parseHeapStats(tt.profile)
+			if tt.wantErr != "" {
+				g.Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got).To(Equal(tt.want))
+		})
+	}
+}
+
+func TestParseProcStatus(t *testing.T) {
+	g := NewWithT(t)
+	status := "Name:\tmanager\nVmHWM:\t  149824 kB\nVmRSS:\t   64548 kB\nRssAnon:\t   21188 kB\nRssFile:\t   43360 kB\nThreads:\t12\n"
+	got, err := parseProcStatus(strings.NewReader(status))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(got).To(Equal(procStats{peakRSS: 149824 << 10, rss: 64548 << 10, rssFile: 43360 << 10}))
+
+	_, err = parseProcStatus(strings.NewReader("VmHWM:\t1 kB\nVmRSS:\t1 kB\n"))
+	g.Expect(err).To(MatchError(ContainSubstring("no RssFile")), "a kernel without the split says so, not 0")
+}
+
+func TestNewMemoryResult(t *testing.T) {
+	g := NewWithT(t)
+	got := newMemoryResult(procStats{peakRSS: 100 << 20, rssFile: 40 << 20},
+		heapStats{inUse: 10 << 20, live: 8 << 20}, heapStats{inUse: 50 << 20, live: 28 << 20}, 4000)
+	g.Expect(got.HeapPerObjectBytes).To(BeNumerically("~", 10485.76))
+	g.Expect(got.LivePerObjectBytes).To(BeNumerically("~", 5242.88))
+	g.Expect(got.RSSFileBytes).To(Equal(uint64(40 << 20)))
+	g.Expect(newMemoryResult(procStats{}, heapStats{}, heapStats{live: 1024}, 0).LivePerObjectBytes).To(Equal(1024.0),
+		"no cached objects divides by one, not by zero")
 }

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -158,55 +160,95 @@ func (o *operator) metrics(ctx context.Context) (testenv.Metrics, error) {
 	return testenv.ParseMetrics(body)
 }
 
-// heapInUse is the operator's heap in use right after a garbage collection,
-// from the runtime.MemStats that pprof's heap profile prints.
-func (o *operator) heapInUse(ctx context.Context) (uint64, error) {
-	body, err := o.get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap?gc=1&debug=1", o.ports.pprof), false)
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.Lines(body) {
-		if value, ok := strings.CutPrefix(strings.TrimSpace(line), "# HeapInuse = "); ok {
-			return strconv.ParseUint(value, 10, 64)
-		}
-	}
-	return 0, errors.New("the heap profile has no HeapInuse")
+// heapStats are the operator's heap figures right after a garbage
+// collection: the bytes of its spans in use (HeapInuse, what the process
+// holds for its heap) and of its live objects (HeapAlloc). The difference
+// is the free room within those spans, left where objects died.
+type heapStats struct {
+	inUse, live uint64
 }
 
-// procStats are the operator's peak and current resident memory, in bytes,
-// and the CPU time it has used, in seconds, from /proc.
+func (o *operator) heap(ctx context.Context) (heapStats, error) {
+	body, err := o.get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap?gc=1&debug=1", o.ports.pprof), false)
+	if err != nil {
+		return heapStats{}, err
+	}
+	return parseHeapStats(body)
+}
+
+// parseHeapStats reads the runtime.MemStats that pprof's heap profile
+// prints in its debug form.
+func parseHeapStats(profile string) (heapStats, error) {
+	var h heapStats
+	fields := map[string]*uint64{"HeapInuse": &h.inUse, "HeapAlloc": &h.live}
+	for line := range strings.Lines(profile) {
+		name, value, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "# "), " = ")
+		field, known := fields[name]
+		if !ok || !known {
+			continue
+		}
+		n, err := strconv.ParseUint(value, 10, 64)
+		if err != nil {
+			return h, fmt.Errorf("the heap profile's %s: %w", name, err)
+		}
+		*field = n
+		delete(fields, name)
+	}
+	if len(fields) > 0 {
+		return h, fmt.Errorf("the heap profile has no %s", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+	}
+	return h, nil
+}
+
+// procStats are the operator's peak and current resident memory, of the
+// latter the pages of its binary, in bytes, and the CPU time it has used,
+// in seconds, from /proc.
 type procStats struct {
-	peakRSS, rss uint64
-	cpuSeconds   float64
+	peakRSS, rss, rssFile uint64
+	cpuSeconds            float64
 }
 
 func (o *operator) proc() (procStats, error) {
-	var s procStats
 	dir := fmt.Sprintf("/proc/%d", o.cmd.Process.Pid)
 	status, err := os.Open(filepath.Join(dir, "status"))
 	if err != nil {
-		return s, err
+		return procStats{}, err
 	}
 	defer func() { _ = status.Close() }()
-	scanner := bufio.NewScanner(status)
-	for scanner.Scan() {
-		fields := strings.Fields(scanner.Text())
-		if len(fields) < 2 {
-			continue
-		}
-		kib, _ := strconv.ParseUint(fields[1], 10, 64)
-		switch fields[0] {
-		case "VmHWM:":
-			s.peakRSS = kib * 1024
-		case "VmRSS:":
-			s.rss = kib * 1024
-		}
-	}
-	if err := scanner.Err(); err != nil {
+	s, err := parseProcStatus(status)
+	if err != nil {
 		return s, err
 	}
 	s.cpuSeconds, err = cpuSeconds(o.cmd.Process.Pid)
 	return s, err
+}
+
+// parseProcStatus reads the memory lines of /proc/<pid>/status. RssFile
+// is the binary's pages the process has mapped: the kernel can drop them
+// and read them again, but they count in its RSS.
+func parseProcStatus(r io.Reader) (procStats, error) {
+	var s procStats
+	fields := map[string]*uint64{"VmHWM:": &s.peakRSS, "VmRSS:": &s.rss, "RssFile:": &s.rssFile}
+	scanner := bufio.NewScanner(r)
+	for scanner.Scan() {
+		line := strings.Fields(scanner.Text())
+		if len(line) < 2 || fields[line[0]] == nil {
+			continue
+		}
+		kib, err := strconv.ParseUint(line[1], 10, 64)
+		if err != nil {
+			return s, fmt.Errorf("%s in /proc's status: %w", line[0], err)
+		}
+		*fields[line[0]] = kib * 1024
+		delete(fields, line[0])
+	}
+	if err := scanner.Err(); err != nil {
+		return s, err
+	}
+	if len(fields) > 0 {
+		return s, fmt.Errorf("/proc's status has no %s", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+	}
+	return s, nil
 }
 
 func run(ctx context.Context, dir, name string, args ...string) error {

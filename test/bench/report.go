@@ -85,13 +85,34 @@ type idleResult struct {
 }
 
 type memoryResult struct {
-	PeakRSSBytes   uint64 `json:"peakRSSBytes"`
+	PeakRSSBytes uint64 `json:"peakRSSBytes"`
+	// RSSFileBytes are the pages of the binary in the RSS at the end.
+	RSSFileBytes uint64 `json:"rssFileBytes"`
+	// The heap's spans in use, before the first burst and at the end.
 	HeapStartBytes uint64 `json:"heapStartBytes"`
 	HeapEndBytes   uint64 `json:"heapEndBytes"`
+	// The heap's live objects, at the same times.
+	LiveStartBytes uint64 `json:"liveStartBytes"`
+	LiveEndBytes   uint64 `json:"liveEndBytes"`
 	// CachedObjects are the custom resources and owned objects the
 	// operator's cache holds at the end.
 	CachedObjects      int     `json:"cachedObjects"`
 	HeapPerObjectBytes float64 `json:"heapPerObjectBytes"`
+	LivePerObjectBytes float64 `json:"livePerObjectBytes"`
+}
+
+func newMemoryResult(proc procStats, start, end heapStats, cached int) memoryResult {
+	perObject := func(start, end uint64) float64 {
+		return (float64(end) - float64(start)) / float64(max(cached, 1))
+	}
+	return memoryResult{
+		PeakRSSBytes: proc.peakRSS, RSSFileBytes: proc.rssFile,
+		HeapStartBytes: start.inUse, HeapEndBytes: end.inUse,
+		LiveStartBytes: start.live, LiveEndBytes: end.live,
+		CachedObjects:      cached,
+		HeapPerObjectBytes: perObject(start.inUse, end.inUse),
+		LivePerObjectBytes: perObject(start.live, end.live),
+	}
 }
 
 func newReport(cfg config, kubeVersion string) *report {
@@ -166,8 +187,10 @@ func (s sizeResult) print(w io.Writer) error {
 	}
 	m := s.Memory
 	out.printf("idle %.0fs: %d writes, %d reconciles, %d objects changed\n", s.Idle.Seconds, s.Idle.Writes, s.Idle.Reconciles, s.Idle.ObjectsChanged)
-	out.printf("memory: peak RSS %.1f MiB; heap %.1f -> %.1f MiB over %d cached objects: %.2f KiB each; CPU %.1f s\n",
-		float64(m.PeakRSSBytes)/mib, float64(m.HeapStartBytes)/mib, float64(m.HeapEndBytes)/mib, m.CachedObjects, m.HeapPerObjectBytes/1024, s.CPUSeconds)
+	out.printf("memory: peak RSS %.1f MiB (the binary's pages %.1f MiB); "+
+		"heap %.1f -> %.1f MiB over %d cached objects: %.2f KiB each, of live objects %.2f KiB; CPU %.1f s\n",
+		float64(m.PeakRSSBytes)/mib, float64(m.RSSFileBytes)/mib, float64(m.HeapStartBytes)/mib, float64(m.HeapEndBytes)/mib,
+		m.CachedObjects, m.HeapPerObjectBytes/1024, m.LivePerObjectBytes/1024, s.CPUSeconds)
 	if st := s.Starvation; st != nil {
 		out.printf("%d WebServers while %d Echoes are created: all Ready in %.1f s, p50 %.2f s, p99 %.2f s; alone: %.1f s, p50 %.2f s, p99 %.2f s\n",
 			st.WebServers, st.Echoes, st.During.Seconds, st.During.P50, st.During.P99, st.Alone.Seconds, st.Alone.P50, st.Alone.P99)
@@ -269,6 +292,7 @@ func compare(w io.Writer, oldPath, newPath string) error {
 		row(a.N, "idle writes", float64(b.Idle.Writes), float64(a.Idle.Writes))
 		row(a.N, "peak RSS MiB", float64(b.Memory.PeakRSSBytes)/mib, float64(a.Memory.PeakRSSBytes)/mib)
 		row(a.N, "heap/object KiB", b.Memory.HeapPerObjectBytes/1024, a.Memory.HeapPerObjectBytes/1024)
+		row(a.N, "live heap/object KiB", b.Memory.LivePerObjectBytes/1024, a.Memory.LivePerObjectBytes/1024)
 		row(a.N, "CPU s", b.CPUSeconds, a.CPUSeconds)
 	}
 	return errors.Join(table.err, tw.Flush())

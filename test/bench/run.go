@@ -88,7 +88,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 	if err != nil {
 		return res, err
 	}
-	heapStart, err := op.heapInUse(ctx)
+	heapStart, err := op.heap(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -124,7 +124,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 	if res.Idle, err = c.idle(ctx, op, renewals, namespaces, cfg.idle); err != nil {
 		return res, err
 	}
-	heapEnd, err := op.heapInUse(ctx)
+	heapEnd, err := op.heap(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -136,10 +136,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 	if err != nil {
 		return res, err
 	}
-	res.Memory = memoryResult{
-		PeakRSSBytes: stats.peakRSS, HeapStartBytes: heapStart, HeapEndBytes: heapEnd, CachedObjects: cached,
-		HeapPerObjectBytes: (float64(heapEnd) - float64(heapStart)) / float64(max(cached, 1)),
-	}
+	res.Memory = newMemoryResult(stats, heapStart, heapEnd, cached)
 	res.CPUSeconds = stats.cpuSeconds
 	if measuresStarvation(cfg) {
 		fmt.Printf("N=%d: a few WebServers while %d Echoes are created, then alone\n", n, n)
