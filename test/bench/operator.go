@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -180,24 +179,13 @@ func (o *operator) heap(ctx context.Context) (heapStats, error) {
 // prints in its debug form.
 func parseHeapStats(profile string) (heapStats, error) {
 	var h heapStats
-	fields := map[string]*uint64{"HeapInuse": &h.inUse, "HeapAlloc": &h.live}
+	figures := map[string]string{}
 	for line := range strings.Lines(profile) {
-		name, value, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "# "), " = ")
-		field, known := fields[name]
-		if !ok || !known {
-			continue
+		if name, value, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "# "), " = "); ok {
+			figures[name] = value
 		}
-		n, err := strconv.ParseUint(value, 10, 64)
-		if err != nil {
-			return h, fmt.Errorf("the heap profile's %s: %w", name, err)
-		}
-		*field = n
-		delete(fields, name)
 	}
-	if len(fields) > 0 {
-		return h, fmt.Errorf("the heap profile has no %s", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
-	}
-	return h, nil
+	return h, setFigures("the heap profile", figures, map[string]*uint64{"HeapInuse": &h.inUse, "HeapAlloc": &h.live}, 1)
 }
 
 // procStats are the operator's peak and current resident memory, of the
@@ -228,27 +216,41 @@ func (o *operator) proc() (procStats, error) {
 // and read them again, but they count in its RSS.
 func parseProcStatus(r io.Reader) (procStats, error) {
 	var s procStats
-	fields := map[string]*uint64{"VmHWM:": &s.peakRSS, "VmRSS:": &s.rss, "RssFile:": &s.rssFile}
+	figures := map[string]string{}
 	scanner := bufio.NewScanner(r)
 	for scanner.Scan() {
-		line := strings.Fields(scanner.Text())
-		if len(line) < 2 || fields[line[0]] == nil {
-			continue
+		if line := strings.Fields(scanner.Text()); len(line) >= 2 {
+			figures[line[0]] = line[1]
 		}
-		kib, err := strconv.ParseUint(line[1], 10, 64)
-		if err != nil {
-			return s, fmt.Errorf("%s in /proc's status: %w", line[0], err)
-		}
-		*fields[line[0]] = kib * 1024
-		delete(fields, line[0])
 	}
 	if err := scanner.Err(); err != nil {
 		return s, err
 	}
-	if len(fields) > 0 {
-		return s, fmt.Errorf("/proc's status has no %s", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+	fields := map[string]*uint64{"VmHWM:": &s.peakRSS, "VmRSS:": &s.rss, "RssFile:": &s.rssFile}
+	return s, setFigures("/proc's status", figures, fields, 1024)
+}
+
+// setFigures sets each field from the figure of its name, times unit, and
+// names the figures the source lacks rather than leave them 0.
+func setFigures(source string, figures map[string]string, fields map[string]*uint64, unit uint64) error {
+	var missing []string
+	for name, field := range fields {
+		value, ok := figures[name]
+		if !ok {
+			missing = append(missing, name)
+			continue
+		}
+		n, err := strconv.ParseUint(value, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s's %s: %w", source, name, err)
+		}
+		*field = n * unit
 	}
-	return s, nil
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return fmt.Errorf("%s has no %s", source, strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 func run(ctx context.Context, dir, name string, args ...string) error {
