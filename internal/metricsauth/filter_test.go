@@ -9,85 +9,143 @@ import (
 
 	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
-	"k8s.io/apiserver/pkg/authentication/authenticator"
-	"k8s.io/apiserver/pkg/authentication/user"
-	"k8s.io/apiserver/pkg/authorization/authorizer"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 )
 
+const scraperToken = "scraper-token"
+
+var scraper = authenticationv1.UserInfo{Username: "system:serviceaccount:monitoring:prometheus"}
+
+// fakeReviews answers as the API server would have, and records what it
+// was asked.
+type fakeReviews struct {
+	identity    authenticationv1.TokenReviewStatus
+	identityErr error
+	access      authorizationv1.SubjectAccessReviewStatus
+	accessErr   error
+
+	tokens []string
+	asked  []authorizationv1.NonResourceAttributes
+}
+
+func (f *fakeReviews) authenticate(_ context.Context, token string) (authenticationv1.TokenReviewStatus, error) {
+	f.tokens = append(f.tokens, token)
+	return f.identity, f.identityErr
+}
+
+func (f *fakeReviews) authorize(_ context.Context, user authenticationv1.UserInfo, verb, path string) (authorizationv1.SubjectAccessReviewStatus, error) {
+	if user.Username != scraper.Username {
+		return authorizationv1.SubjectAccessReviewStatus{}, errors.New("asked about another user")
+	}
+	f.asked = append(f.asked, authorizationv1.NonResourceAttributes{Verb: verb, Path: path})
+	return f.access, f.accessErr
+}
+
 func TestGuard(t *testing.T) {
-	scraper := &authenticator.Response{User: &user.DefaultInfo{Name: "system:serviceaccount:monitoring:prometheus"}}
+	accepted := authenticationv1.TokenReviewStatus{Authenticated: true, User: scraper}
+	allowed := authorizationv1.SubjectAccessReviewStatus{Allowed: true}
 	tests := []struct {
-		name       string
-		authn      authenticator.RequestFunc
-		authz      authorizer.AuthorizerFunc
-		wantStatus int
-		wantBody   string
+		name          string
+		authorization string
+		reviews       fakeReviews
+		wantStatus    int
+		wantBody      string
+		// notReviewed: the request has no bearer token to review.
+		notReviewed bool
 	}{
 		{
-			name:       "an allowed reader gets the metrics",
-			authn:      authenticated(scraper, nil),
-			authz:      decides(authorizer.DecisionAllow, nil),
-			wantStatus: http.StatusOK, wantBody: "metrics",
+			name:          "an allowed reader gets the metrics",
+			authorization: "Bearer " + scraperToken,
+			reviews:       fakeReviews{identity: accepted, access: allowed},
+			wantStatus:    http.StatusOK, wantBody: "metrics",
 		},
 		{
-			name:       "no token, or one the review does not accept",
-			authn:      authenticated(nil, nil),
-			authz:      decides(authorizer.DecisionAllow, nil),
+			name:          "the scheme's case does not matter",
+			authorization: "bearer " + scraperToken,
+			reviews:       fakeReviews{identity: accepted, access: allowed},
+			wantStatus:    http.StatusOK, wantBody: "metrics",
+		},
+		{
+			name:       "no token",
+			reviews:    fakeReviews{identity: accepted, access: allowed},
+			wantStatus: http.StatusUnauthorized, wantBody: "Unauthorized",
+			notReviewed: true,
+		},
+		{
+			name:          "credentials that are not a bearer token",
+			authorization: "Basic " + scraperToken,
+			reviews:       fakeReviews{identity: accepted, access: allowed},
+			wantStatus:    http.StatusUnauthorized, wantBody: "Unauthorized",
+			notReviewed: true,
+		},
+		{
+			name:          "an empty bearer token",
+			authorization: "Bearer  ",
+			reviews:       fakeReviews{identity: accepted, access: allowed},
+			wantStatus:    http.StatusUnauthorized, wantBody: "Unauthorized",
+			notReviewed: true,
+		},
+		{
+			name:          "a token the review refuses, with its reason",
+			authorization: "Bearer " + scraperToken,
+			reviews: fakeReviews{
+				identity: authenticationv1.TokenReviewStatus{Error: "[invalid bearer token, token lookup failed]"},
+				access:   allowed,
+			},
 			wantStatus: http.StatusUnauthorized, wantBody: "Unauthorized",
 		},
 		{
-			name:       "a token the review fails on, as a forged one",
-			authn:      authenticated(nil, errors.New("[invalid bearer token, token lookup failed]")),
-			authz:      decides(authorizer.DecisionAllow, nil),
-			wantStatus: http.StatusUnauthorized, wantBody: "Unauthorized",
+			name:          "no answer to the token review",
+			authorization: "Bearer " + scraperToken,
+			reviews:       fakeReviews{identityErr: errors.New("connection refused"), access: allowed},
+			wantStatus:    http.StatusUnauthorized, wantBody: "Unauthorized",
 		},
 		{
-			name:       "a user no role lets read the metrics",
-			authn:      authenticated(scraper, nil),
-			authz:      decides(authorizer.DecisionNoOpinion, nil),
-			wantStatus: http.StatusForbidden, wantBody: "system:serviceaccount:monitoring:prometheus may not GET /metrics",
+			name:          "a user no role lets read the metrics",
+			authorization: "Bearer " + scraperToken,
+			reviews:       fakeReviews{identity: accepted, access: authorizationv1.SubjectAccessReviewStatus{Reason: "no RBAC policy matched"}},
+			wantStatus:    http.StatusForbidden, wantBody: scraper.Username + " may not GET /metrics",
 		},
 		{
-			name:       "no answer to the access review",
-			authn:      authenticated(scraper, nil),
-			authz:      decides(authorizer.DecisionNoOpinion, errors.New("connection refused")),
-			wantStatus: http.StatusInternalServerError, wantBody: "Authorization failed",
+			name:          "no answer to the access review",
+			authorization: "Bearer " + scraperToken,
+			reviews:       fakeReviews{identity: accepted, accessErr: errors.New("connection refused")},
+			wantStatus:    http.StatusInternalServerError, wantBody: "Authorization failed",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			var asked authorizer.Attributes
-			authz := authorizer.AuthorizerFunc(func(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
-				asked = a
-				return tt.authz(ctx, a)
+			var forwarded http.Header
+			metrics := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				forwarded = req.Header
+				_, _ = w.Write([]byte("metrics"))
 			})
-			metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("metrics")) })
+			request := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			if tt.authorization != "" {
+				request.Header.Set("Authorization", tt.authorization)
+			}
 			recorder := httptest.NewRecorder()
 
-			guard(logr.Discard(), tt.authn, authz, metrics).ServeHTTP(recorder, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+			guard(logr.Discard(), &tt.reviews, metrics).ServeHTTP(recorder, request)
 
 			g.Expect(recorder.Code).To(Equal(tt.wantStatus))
 			g.Expect(recorder.Body.String()).To(ContainSubstring(tt.wantBody))
-			if tt.wantStatus == http.StatusUnauthorized {
-				g.Expect(asked).To(BeNil(), "an unauthenticated request was sent to the authorizer")
-				return
+			switch {
+			case tt.notReviewed:
+				g.Expect(tt.reviews.tokens).To(BeEmpty(), "a request without a bearer token was sent to the authenticator")
+				g.Expect(tt.reviews.asked).To(BeEmpty())
+			case tt.wantStatus == http.StatusUnauthorized:
+				g.Expect(tt.reviews.tokens).To(Equal([]string{scraperToken}))
+				g.Expect(tt.reviews.asked).To(BeEmpty(), "an unauthenticated request was sent to the authorizer")
+			case tt.wantStatus == http.StatusOK:
+				g.Expect(forwarded).NotTo(HaveKey("Authorization"), "the token went on to the metrics handler")
+				fallthrough
+			default:
+				g.Expect(tt.reviews.tokens).To(Equal([]string{scraperToken}))
+				g.Expect(tt.reviews.asked).To(Equal([]authorizationv1.NonResourceAttributes{{Verb: "get", Path: "/metrics"}}))
 			}
-			g.Expect(asked.GetVerb()).To(Equal("get"))
-			g.Expect(asked.GetPath()).To(Equal("/metrics"))
-			g.Expect(asked.GetUser().GetName()).To(Equal(scraper.User.GetName()))
 		})
-	}
-}
-
-func authenticated(response *authenticator.Response, err error) authenticator.RequestFunc {
-	return func(*http.Request) (*authenticator.Response, bool, error) {
-		return response, response != nil, err
-	}
-}
-
-func decides(decision authorizer.Decision, err error) authorizer.AuthorizerFunc {
-	return func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
-		return decision, "", err
 	}
 }

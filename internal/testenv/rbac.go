@@ -106,3 +106,26 @@ func roleBinding(namespace, roleKind, role string, subject rbacv1.Subject) *rbac
 		Subjects:   []rbacv1.Subject{subject},
 	}
 }
+
+// InstallMetricsRoles installs the roles config/default deploys for the
+// metrics endpoint: the one that lets the operator review who scrapes it,
+// bound to the operator, and the one a scraper is bound to, under the name
+// MetricsReaderToken binds.
+func (e *Env) InstallMetricsRoles(ctx context.Context) error {
+	review := &rbacv1.ClusterRole{}
+	if err := readRBAC("metrics_auth_role.yaml", review); err != nil {
+		return err
+	}
+	reader := &rbacv1.ClusterRole{}
+	if err := readRBAC("metrics_reader_role.yaml", reader); err != nil {
+		return err
+	}
+	reader.Name = MetricsReaderRole
+	operator := rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: OperatorUser}
+	for _, obj := range []client.Object{review, clusterRoleBinding(review.Name, operator), reader} {
+		if err := e.Client.Create(ctx, obj); err != nil {
+			return fmt.Errorf("installing the metrics endpoint's RBAC: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package metricsauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/cache"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/wait"
+	authenticationv1client "k8s.io/client-go/kubernetes/typed/authentication/v1"
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	"k8s.io/client-go/util/retry"
+)
+
+const (
+	// A token is reviewed once a minute, and a user's access once every
+	// five when allowed: a scraper every 15 s costs the API server little.
+	// A denial is kept shorter, so that a binding just made takes effect
+	// soon. A refused token is kept as long as an accepted one: it will not
+	// become valid.
+	tokenReviewTTL = time.Minute
+	allowedTTL     = 5 * time.Minute
+	deniedTTL      = 30 * time.Second
+
+	// reviewTimeout bounds a review, its retries included, so that a scrape
+	// fails while the scraper still waits for it.
+	reviewTimeout = 10 * time.Second
+
+	// cacheSize bounds each cache. A metrics endpoint has a few scrapers;
+	// the bound keeps a flood of made-up tokens from growing the memory,
+	// at worst at the cost of reviewing the real ones again.
+	cacheSize = 1024
+)
+
+// reviewBackoff spaces the retries of a review the API server did not
+// answer, as kube-apiserver spaces those of its authentication and
+// authorization webhooks.
+var reviewBackoff = wait.Backoff{Duration: 500 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Steps: 5}
+
+// reviewer asks the API server who a bearer token belongs to (a
+// TokenReview) and whether a user may make a request (a
+// SubjectAccessReview), and keeps each answer for a while, as
+// kube-apiserver's delegating authenticator and authorizer do. Errors are
+// not kept: the next request asks again.
+type reviewer struct {
+	tokenReviews  authenticationv1client.TokenReviewInterface
+	accessReviews authorizationv1client.SubjectAccessReviewInterface
+
+	// tokens holds TokenReviewStatus by the token's SHA-256 (the token
+	// itself is not kept); access holds SubjectAccessReviewStatus by the
+	// review's spec.
+	tokens *cache.LRUExpireCache
+	access *cache.LRUExpireCache
+}
+
+func newReviewer(
+	tokenReviews authenticationv1client.TokenReviewInterface,
+	accessReviews authorizationv1client.SubjectAccessReviewInterface,
+	clock cache.Clock,
+) *reviewer {
+	return &reviewer{
+		tokenReviews:  tokenReviews,
+		accessReviews: accessReviews,
+		tokens:        cache.NewLRUExpireCacheWithClock(cacheSize, clock),
+		access:        cache.NewLRUExpireCacheWithClock(cacheSize, clock),
+	}
+}
+
+// authenticate is the API server's answer to a TokenReview of token.
+func (r *reviewer) authenticate(ctx context.Context, token string) (authenticationv1.TokenReviewStatus, error) {
+	key := sha256.Sum256([]byte(token))
+	if status, ok := r.tokens.Get(key); ok {
+		return status.(authenticationv1.TokenReviewStatus), nil
+	}
+	answer, err := ask(ctx, func(ctx context.Context) (*authenticationv1.TokenReview, error) {
+		request := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}
+		return r.tokenReviews.Create(ctx, request, metav1.CreateOptions{})
+	})
+	if err != nil {
+		return authenticationv1.TokenReviewStatus{}, fmt.Errorf("reviewing a token: %w", err)
+	}
+	r.tokens.Add(key, answer.Status, tokenReviewTTL)
+	return answer.Status, nil
+}
+
+// authorize is the API server's answer to a SubjectAccessReview of user
+// doing verb on the non-resource path.
+func (r *reviewer) authorize(
+	ctx context.Context, user authenticationv1.UserInfo, verb, path string,
+) (authorizationv1.SubjectAccessReviewStatus, error) {
+	spec := authorizationv1.SubjectAccessReviewSpec{
+		User:                  user.Username,
+		UID:                   user.UID,
+		Groups:                user.Groups,
+		Extra:                 make(map[string]authorizationv1.ExtraValue, len(user.Extra)),
+		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: path, Verb: verb},
+	}
+	for name, values := range user.Extra {
+		spec.Extra[name] = authorizationv1.ExtraValue(values)
+	}
+	// The spec is all the answer depends on; encoding/json writes a map's
+	// keys in order, so the same spec is the same key.
+	key, err := json.Marshal(spec)
+	if err != nil {
+		return authorizationv1.SubjectAccessReviewStatus{}, fmt.Errorf("encoding an access review: %w", err)
+	}
+	if status, ok := r.access.Get(string(key)); ok {
+		return status.(authorizationv1.SubjectAccessReviewStatus), nil
+	}
+	answer, err := ask(ctx, func(ctx context.Context) (*authorizationv1.SubjectAccessReview, error) {
+		return r.accessReviews.Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
+	})
+	if err != nil {
+		return authorizationv1.SubjectAccessReviewStatus{}, fmt.Errorf("reviewing %s's access to %s: %w", user.Username, path, err)
+	}
+	ttl := deniedTTL
+	if answer.Status.Allowed {
+		ttl = allowedTTL
+	}
+	r.access.Add(string(key), answer.Status, ttl)
+	return answer.Status, nil
+}
+
+// ask sends a review, again while the API server's error says it may
+// answer later, until reviewTimeout has passed.
+func ask[T any](ctx context.Context, review func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
+	defer cancel()
+	var answer T
+	err := retry.OnError(reviewBackoff, transient, func() error {
+		var err error
+		answer, err = review(ctx)
+		return err
+	})
+	return answer, err
+}
+
+// transient tells whether a review that failed with err may succeed if
+// sent again: the connection broke, or the API server said so.
+func transient(err error) bool {
+	if _, retryAfter := apierrors.SuggestsClientDelay(err); retryAfter {
+		return true
+	}
+	return utilnet.IsConnectionReset(err) || utilnet.IsConnectionRefused(err) || utilnet.IsHTTP2ConnectionLost(err) ||
+		apierrors.IsInternalError(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsServiceUnavailable(err)
+}
