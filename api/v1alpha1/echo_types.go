@@ -81,13 +81,14 @@ type EchoStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Phase",xDescriptors={"urn:alm:descriptor:io.kubernetes.phase"}
 	Phase EchoPhase `json:"phase,omitempty"`
 
-	// startTime is when the Job started.
+	// startTime is when the Job started, recorded once its pod runs.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Start Time",xDescriptors={"urn:alm:descriptor:timestamp"}
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 
 	// completionTime is when the Job finished, whether it succeeded or
-	// failed.
+	// failed: when the Job controller knew how it ends, which may be a
+	// moment before the Job's own completionTime.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Completion Time",xDescriptors={"urn:alm:descriptor:timestamp"}
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`

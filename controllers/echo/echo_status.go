@@ -6,6 +6,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/kube"
@@ -37,26 +38,31 @@ func computeEchoStatus(e *seedv1alpha1.Echo, job *batchv1.Job, applyErr error) {
 		return
 	}
 	e.Status.JobName = job.Name
-	e.Status.StartTime = job.Status.StartTime
 
-	complete, failed := jobCondition(job, batchv1.JobComplete), jobCondition(job, batchv1.JobFailed)
+	// The Job controller says how the Job ends as soon as it knows
+	// (SuccessCriteriaMet, FailureTarget), with the reason and message it
+	// later gives Complete and Failed, once the pods are gone. The first of
+	// each pair is read, so that the Echo's status is written once for the
+	// end, whichever the operator sees.
+	succeeded := trueCondition(job, batchv1.JobSuccessCriteriaMet, batchv1.JobComplete)
+	failed := trueCondition(job, batchv1.JobFailureTarget, batchv1.JobFailed)
 	switch {
-	case complete != nil:
+	case succeeded != nil:
 		e.Status.Phase = seedv1alpha1.EchoSucceeded
-		e.Status.CompletionTime = job.Status.CompletionTime
-		kube.SetCondition(e, seedv1alpha1.EchoComplete, metav1.ConditionTrue, complete.Reason, complete.Message)
+		e.Status.CompletionTime = ptr.To(succeeded.LastTransitionTime)
+		kube.SetCondition(e, seedv1alpha1.EchoComplete, metav1.ConditionTrue, succeeded.Reason, succeeded.Message)
 		kube.SetCondition(e, seedv1alpha1.EchoFailed, metav1.ConditionFalse, reasonSucceeded, "The message was printed")
 		kube.SetCondition(e, seedv1alpha1.ConditionReady, metav1.ConditionTrue, reasonSucceeded, "The message was printed")
 	case failed != nil:
 		e.Status.Phase = seedv1alpha1.EchoFailedPhase
-		e.Status.CompletionTime = &failed.LastTransitionTime
+		e.Status.CompletionTime = ptr.To(failed.LastTransitionTime)
 		message := fmt.Sprintf("%s; to run it again, delete this Echo and create it again", failed.Message)
 		kube.SetCondition(e, seedv1alpha1.EchoComplete, metav1.ConditionFalse, reasonJobFailed, message)
 		kube.SetCondition(e, seedv1alpha1.EchoFailed, metav1.ConditionTrue, failed.Reason, message)
 		kube.SetCondition(e, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonJobFailed, message)
 	default:
 		phase, reason, message := seedv1alpha1.EchoPending, reasonJobPending, "Waiting for the Job's pod to start"
-		if job.Status.Ready != nil && *job.Status.Ready > 0 {
+		if podRan(job) {
 			phase, reason, message = seedv1alpha1.EchoRunning, reasonJobRunning, "The Job's pod is running"
 		}
 		e.Status.Phase = phase
@@ -64,13 +70,29 @@ func computeEchoStatus(e *seedv1alpha1.Echo, job *batchv1.Job, applyErr error) {
 		kube.SetCondition(e, seedv1alpha1.EchoFailed, metav1.ConditionFalse, reason, message)
 		kube.SetCondition(e, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reason, message)
 	}
+	// The Job's start time comes with the first phase past Pending: the
+	// Job controller sets it before its pod is scheduled, and recorded then
+	// it would cost each Echo a status write of its own.
+	if e.Status.Phase != seedv1alpha1.EchoPending {
+		e.Status.StartTime = job.Status.StartTime
+	}
 }
 
-// jobCondition is the Job's condition of the given type when it is true.
-func jobCondition(job *batchv1.Job, conditionType batchv1.JobConditionType) *batchv1.JobCondition {
-	for i, c := range job.Status.Conditions {
-		if c.Type == conditionType && c.Status == corev1.ConditionTrue {
-			return &job.Status.Conditions[i]
+// podRan tells whether the Job's pod is ready, or has succeeded and the
+// Job controller has yet to say that the Job is done.
+func podRan(job *batchv1.Job) bool {
+	uncounted := job.Status.UncountedTerminatedPods
+	return ptr.Deref(job.Status.Ready, 0) > 0 || job.Status.Succeeded > 0 || (uncounted != nil && len(uncounted.Succeeded) > 0)
+}
+
+// trueCondition is the first of the Job's conditions of the given types
+// that is true, in the order of types.
+func trueCondition(job *batchv1.Job, types ...batchv1.JobConditionType) *batchv1.JobCondition {
+	for _, conditionType := range types {
+		for i, c := range job.Status.Conditions {
+			if c.Type == conditionType && c.Status == corev1.ConditionTrue {
+				return &job.Status.Conditions[i]
+			}
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
@@ -17,6 +18,8 @@ import (
 func TestComputeEchoStatus(t *testing.T) {
 	started := metav1.Date(2026, 11, 22, 10, 0, 0, 0, metav1.Now().Location())
 	ended := metav1.Date(2026, 11, 22, 10, 0, 5, 0, started.Location())
+	podsGone := metav1.Date(2026, 11, 22, 10, 0, 6, 0, started.Location())
+	succeededPod := &batchv1.UncountedTerminatedPods{Succeeded: []types.UID{"pod-uid"}}
 	jobWith := func(status batchv1.JobStatus) *batchv1.Job {
 		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "hello"}, Status: status}
 	}
@@ -30,6 +33,7 @@ func TestComputeEchoStatus(t *testing.T) {
 		wantReason     string
 		wantComplete   metav1.ConditionStatus
 		wantFailed     metav1.ConditionStatus
+		wantStart      *metav1.Time
 		wantCompletion *metav1.Time
 	}{
 		{
@@ -49,28 +53,79 @@ func TestComputeEchoStatus(t *testing.T) {
 		{
 			name: "pod running", job: jobWith(batchv1.JobStatus{StartTime: &started, Active: 1, Ready: ptr.To[int32](1)}),
 			wantPhase: seedv1alpha1.EchoRunning, wantReady: metav1.ConditionFalse, wantReason: reasonJobRunning,
-			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionFalse,
+			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionFalse, wantStart: &started,
+		},
+		{
+			name:      "pod succeeded, the Job has yet to count it",
+			job:       jobWith(batchv1.JobStatus{StartTime: &started, Ready: ptr.To[int32](0), UncountedTerminatedPods: succeededPod}),
+			wantPhase: seedv1alpha1.EchoRunning, wantReady: metav1.ConditionFalse, wantReason: reasonJobRunning,
+			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionFalse, wantStart: &started,
+		},
+		{
+			name: "the Job knows it succeeded, its pod is not gone yet",
+			job: jobWith(batchv1.JobStatus{StartTime: &started, UncountedTerminatedPods: succeededPod, Conditions: []batchv1.JobCondition{
+				{
+					Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: "CompletionsReached",
+					Message: "Reached expected number of succeeded pods", LastTransitionTime: ended,
+				},
+			}}),
+			wantPhase: seedv1alpha1.EchoSucceeded, wantReady: metav1.ConditionTrue, wantReason: reasonSucceeded,
+			wantComplete: metav1.ConditionTrue, wantFailed: metav1.ConditionFalse, wantStart: &started, wantCompletion: &ended,
 		},
 		{
 			name: "printed",
-			job: jobWith(batchv1.JobStatus{StartTime: &started, CompletionTime: &ended, Succeeded: 1, Conditions: []batchv1.JobCondition{
-				{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: "CompletionsReached"},
-				{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"},
+			job: jobWith(batchv1.JobStatus{StartTime: &started, CompletionTime: &podsGone, Succeeded: 1, Conditions: []batchv1.JobCondition{
+				{
+					Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: "CompletionsReached",
+					Message: "Reached expected number of succeeded pods", LastTransitionTime: ended,
+				},
+				{
+					Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached",
+					Message: "Reached expected number of succeeded pods", LastTransitionTime: podsGone,
+				},
 			}}),
 			wantPhase: seedv1alpha1.EchoSucceeded, wantReady: metav1.ConditionTrue, wantReason: reasonSucceeded,
-			wantComplete: metav1.ConditionTrue, wantFailed: metav1.ConditionFalse, wantCompletion: &ended,
+			wantComplete: metav1.ConditionTrue, wantFailed: metav1.ConditionFalse, wantStart: &started, wantCompletion: &ended,
 		},
 		{
-			name: "gave up",
+			name: "printed, by a Job controller that sets Complete alone",
+			job: jobWith(batchv1.JobStatus{StartTime: &started, CompletionTime: &ended, Succeeded: 1, Conditions: []batchv1.JobCondition{
+				{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached", LastTransitionTime: ended},
+			}}),
+			wantPhase: seedv1alpha1.EchoSucceeded, wantReady: metav1.ConditionTrue, wantReason: reasonSucceeded,
+			wantComplete: metav1.ConditionTrue, wantFailed: metav1.ConditionFalse, wantStart: &started, wantCompletion: &ended,
+		},
+		{
+			name:      "a pod failed, the next has yet to start",
+			job:       jobWith(batchv1.JobStatus{StartTime: &started, Active: 1, Ready: ptr.To[int32](0), Failed: 1}),
+			wantPhase: seedv1alpha1.EchoPending, wantReady: metav1.ConditionFalse, wantReason: reasonJobPending,
+			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionFalse,
+		},
+		{
+			name: "the Job knows it gave up, its pods are not gone yet",
 			job: jobWith(batchv1.JobStatus{StartTime: &started, Failed: 4, Conditions: []batchv1.JobCondition{
-				{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"},
 				{
-					Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
+					Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
 					Message: "Job has reached the specified backoff limit", LastTransitionTime: ended,
 				},
 			}}),
 			wantPhase: seedv1alpha1.EchoFailedPhase, wantReady: metav1.ConditionFalse, wantReason: reasonJobFailed,
-			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionTrue, wantCompletion: &ended,
+			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionTrue, wantStart: &started, wantCompletion: &ended,
+		},
+		{
+			name: "gave up",
+			job: jobWith(batchv1.JobStatus{StartTime: &started, Failed: 4, Conditions: []batchv1.JobCondition{
+				{
+					Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
+					Message: "Job has reached the specified backoff limit", LastTransitionTime: ended,
+				},
+				{
+					Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
+					Message: "Job has reached the specified backoff limit", LastTransitionTime: podsGone,
+				},
+			}}),
+			wantPhase: seedv1alpha1.EchoFailedPhase, wantReady: metav1.ConditionFalse, wantReason: reasonJobFailed,
+			wantComplete: metav1.ConditionFalse, wantFailed: metav1.ConditionTrue, wantStart: &started, wantCompletion: &ended,
 		},
 		{
 			name: "a condition that is not true does not count",
@@ -89,6 +144,7 @@ func TestComputeEchoStatus(t *testing.T) {
 
 			g.Expect(e.Status.ObservedGeneration).To(BeEquivalentTo(2))
 			g.Expect(e.Status.Phase).To(Equal(tt.wantPhase))
+			g.Expect(e.Status.StartTime).To(Equal(tt.wantStart))
 			g.Expect(e.Status.CompletionTime).To(Equal(tt.wantCompletion))
 			ready := meta.FindStatusCondition(e.Status.Conditions, seedv1alpha1.ConditionReady)
 			g.Expect(ready).NotTo(BeNil())
