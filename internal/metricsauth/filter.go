@@ -67,6 +67,9 @@ func guard(log logr.Logger, r reviews, next http.Handler) http.Handler {
 		identity, err := r.authenticate(req.Context(), token)
 		switch {
 		case err != nil:
+			// Not the client's fault: the API server is away, or the
+			// operator may not create TokenReviews.
+			log.Error(err, "Could not authenticate a metrics request", "remote", req.RemoteAddr)
 			refuse(log, w, req, err.Error())
 			return
 		case !identity.Authenticated:
@@ -83,7 +86,7 @@ func guard(log logr.Logger, r reviews, next http.Handler) http.Handler {
 			http.Error(w, "Authorization failed", http.StatusInternalServerError)
 			return
 		}
-		if !access.Allowed {
+		if !access.Allowed || access.Denied {
 			log.V(1).Info("Refused a metrics request", "user", user.Username, "reason", access.Reason)
 			http.Error(w, fmt.Sprintf("%s may not %s %s", user.Username, req.Method, req.URL.Path), http.StatusForbidden)
 			return

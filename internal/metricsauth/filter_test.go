@@ -108,6 +108,12 @@ func TestGuard(t *testing.T) {
 			wantStatus:    http.StatusForbidden, wantBody: scraper.Username + " may not GET /metrics",
 		},
 		{
+			name:          "an answer that both allows and denies",
+			authorization: "Bearer " + scraperToken,
+			reviews:       fakeReviews{identity: accepted, access: authorizationv1.SubjectAccessReviewStatus{Allowed: true, Denied: true}},
+			wantStatus:    http.StatusForbidden, wantBody: scraper.Username + " may not GET /metrics",
+		},
+		{
 			name:          "no answer to the access review",
 			authorization: "Bearer " + scraperToken,
 			reviews:       fakeReviews{identity: accepted, accessErr: errors.New("connection refused")},

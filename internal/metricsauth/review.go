@@ -16,16 +16,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	authenticationv1client "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
-	"k8s.io/client-go/util/retry"
 )
 
 const (
 	// A token is reviewed once a minute, and a user's access once every
 	// five when allowed: a scraper every 15 s costs the API server little.
 	// A denial is kept shorter, so that a binding just made takes effect
-	// soon. A refused token is kept as long as an accepted one: it will not
-	// become valid.
+	// soon. A refusal is kept shortest: the API server also refuses a good
+	// token when it fails to look up its ServiceAccount, and a scraper
+	// should not be locked out for long by that.
 	tokenReviewTTL = time.Minute
+	refusedTTL     = 10 * time.Second
 	allowedTTL     = 5 * time.Minute
 	deniedTTL      = 30 * time.Second
 
@@ -86,7 +87,11 @@ func (r *reviewer) authenticate(ctx context.Context, token string) (authenticati
 	if err != nil {
 		return authenticationv1.TokenReviewStatus{}, fmt.Errorf("reviewing a token: %w", err)
 	}
-	r.tokens.Add(key, answer.Status, tokenReviewTTL)
+	ttl := refusedTTL
+	if answer.Status.Authenticated {
+		ttl = tokenReviewTTL
+	}
+	r.tokens.Add(key, answer.Status, ttl)
 	return answer.Status, nil
 }
 
@@ -129,16 +134,28 @@ func (r *reviewer) authorize(
 }
 
 // ask sends a review, again while the API server's error says it may
-// answer later, until reviewTimeout has passed.
+// answer later, until reviewTimeout has passed or the request is gone.
 func ask[T any](ctx context.Context, review func(context.Context) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
 	defer cancel()
 	var answer T
-	err := retry.OnError(reviewBackoff, transient, func() error {
-		var err error
-		answer, err = review(ctx)
-		return err
+	var last error
+	err := wait.ExponentialBackoffWithContext(ctx, reviewBackoff, func(ctx context.Context) (bool, error) {
+		answer, last = review(ctx)
+		switch {
+		case last == nil:
+			return true, nil
+		case transient(last):
+			return false, nil
+		default:
+			return false, last
+		}
 	})
+	if wait.Interrupted(err) && last != nil {
+		// Out of tries or of time: what the API server said last is the
+		// reason.
+		err = last
+	}
 	return answer, err
 }
 

@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 	authenticationv1client "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
@@ -57,7 +58,7 @@ func TestReviewer(t *testing.T) {
 		g.Expect(requests.count("tokenreviews")).To(Equal(2), "the answer was kept past its time")
 	})
 
-	t.Run("refuses a forged token, and keeps the refusal", func(t *testing.T) {
+	t.Run("refuses a forged token, and keeps the refusal for 10 seconds", func(t *testing.T) {
 		g := NewWithT(t)
 		forged := "forged." + nosyToken[strings.IndexByte(nosyToken, '.')+1:] + "x"
 		before := requests.count("tokenreviews")
@@ -68,6 +69,10 @@ func TestReviewer(t *testing.T) {
 			g.Expect(status.Error).NotTo(BeEmpty())
 		}
 		g.Expect(requests.count("tokenreviews")).To(Equal(before + 1))
+		clock.Step(refusedTTL + time.Second)
+		_, err := r.authenticate(ctx, forged)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(requests.count("tokenreviews")).To(Equal(before + 2))
 	})
 
 	t.Run("allows the reader to get /metrics, and asks again after five minutes", func(t *testing.T) {
@@ -129,6 +134,19 @@ func TestReviewer(t *testing.T) {
 		g.Expect(err).To(MatchError(ContainSubstring("connection refused")))
 		g.Expect(attempts.count("tokenreviews")).To(Equal(reviewBackoff.Steps))
 		g.Expect(unanswered.tokens.Keys()).To(BeEmpty())
+	})
+
+	t.Run("does not try again a review the API server refuses, nor keep it", func(t *testing.T) {
+		g := NewWithT(t)
+		stranger := rest.AnonymousClientConfig(env.Config)
+		stranger.BearerToken = "not-a-token"
+		attempts := &requestCounter{}
+		refused := reviewerFor(t, stranger, attempts, clock)
+
+		_, err := refused.authenticate(ctx, readerToken)
+		g.Expect(apierrors.IsUnauthorized(err)).To(BeTrue(), "%v", err)
+		g.Expect(attempts.count("tokenreviews")).To(Equal(1))
+		g.Expect(refused.tokens.Keys()).To(BeEmpty())
 	})
 }
 
