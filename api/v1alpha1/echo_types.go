@@ -81,7 +81,8 @@ type EchoStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Phase",xDescriptors={"urn:alm:descriptor:io.kubernetes.phase"}
 	Phase EchoPhase `json:"phase,omitempty"`
 
-	// startTime is when the Job started, recorded once its pod runs.
+	// startTime is when the Job started, recorded once the Echo is past
+	// Pending.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Start Time",xDescriptors={"urn:alm:descriptor:timestamp"}
 	StartTime *metav1.Time `json:"startTime,omitempty"`

@@ -74,7 +74,7 @@ func computeEchoStatus(e *seedv1alpha1.Echo, job *batchv1.Job, applyErr error) {
 	// Job controller sets it before its pod is scheduled, and recorded then
 	// it would cost each Echo a status write of its own.
 	if e.Status.Phase != seedv1alpha1.EchoPending {
-		e.Status.StartTime = job.Status.StartTime
+		e.Status.StartTime = job.Status.StartTime.DeepCopy()
 	}
 }
 

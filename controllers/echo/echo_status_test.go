@@ -176,3 +176,37 @@ func TestFailedEchoSaysHowToRetry(t *testing.T) {
 	g.Expect(failed.Reason).To(Equal("DeadlineExceeded"))
 	g.Expect(failed.Message).To(Equal("Job was active longer than specified deadline; to run it again, delete this Echo and create it again"))
 }
+
+// The status follows the Job through its updates: it keeps the start time
+// recorded while a retried pod waits, and the end does not change when
+// Complete follows SuccessCriteriaMet, so that it is written once.
+func TestEchoStatusAcrossJobUpdates(t *testing.T) {
+	g := NewWithT(t)
+	started := metav1.Date(2026, 11, 22, 10, 0, 0, 0, metav1.Now().Location())
+	ended := metav1.Date(2026, 11, 22, 10, 0, 9, 0, started.Location())
+	podsGone := metav1.Date(2026, 11, 22, 10, 0, 10, 0, started.Location())
+	met := batchv1.JobCondition{
+		Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: "CompletionsReached",
+		Message: "Reached expected number of succeeded pods", LastTransitionTime: ended,
+	}
+	complete := met
+	complete.Type, complete.LastTransitionTime = batchv1.JobComplete, podsGone
+	e := newEcho()
+	update := func(status batchv1.JobStatus) seedv1alpha1.EchoStatus {
+		computeEchoStatus(e, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "hello"}, Status: status}, nil)
+		return *e.Status.DeepCopy()
+	}
+
+	update(batchv1.JobStatus{StartTime: &started, Active: 1, Ready: ptr.To[int32](1)})
+	g.Expect(e.Status.Phase).To(Equal(seedv1alpha1.EchoRunning))
+	retrying := update(batchv1.JobStatus{StartTime: &started, Active: 1, Ready: ptr.To[int32](0), Failed: 1})
+	g.Expect(retrying.Phase).To(Equal(seedv1alpha1.EchoPending))
+	g.Expect(retrying.StartTime).To(HaveValue(Equal(started)), "the start time recorded when the first pod ran")
+
+	ending := update(batchv1.JobStatus{StartTime: &started, Failed: 1, Conditions: []batchv1.JobCondition{met}})
+	g.Expect(ending.Phase).To(Equal(seedv1alpha1.EchoSucceeded))
+	done := update(batchv1.JobStatus{
+		StartTime: &started, CompletionTime: &podsGone, Failed: 1, Succeeded: 1, Conditions: []batchv1.JobCondition{met, complete},
+	})
+	g.Expect(done).To(Equal(ending), "Complete after SuccessCriteriaMet changed the status")
+}
