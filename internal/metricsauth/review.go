@@ -76,23 +76,20 @@ func newReviewer(
 
 // authenticate is the API server's answer to a TokenReview of token.
 func (r *reviewer) authenticate(ctx context.Context, token string) (authenticationv1.TokenReviewStatus, error) {
-	key := sha256.Sum256([]byte(token))
-	if status, ok := r.tokens.Get(key); ok {
-		return status.(authenticationv1.TokenReviewStatus), nil
-	}
-	answer, err := ask(ctx, func(ctx context.Context) (*authenticationv1.TokenReview, error) {
-		request := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}
-		return r.tokenReviews.Create(ctx, request, metav1.CreateOptions{})
-	})
+	status, err := remembered(ctx, r.tokens, sha256.Sum256([]byte(token)), tokenTTL,
+		func(ctx context.Context) (authenticationv1.TokenReviewStatus, error) {
+			request := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}
+			review, err := r.tokenReviews.Create(ctx, request, metav1.CreateOptions{})
+			if err != nil {
+				return authenticationv1.TokenReviewStatus{}, err
+			}
+			// The status alone: the answer repeats the token in its spec.
+			return review.Status, nil
+		})
 	if err != nil {
-		return authenticationv1.TokenReviewStatus{}, fmt.Errorf("reviewing a token: %w", err)
+		return status, fmt.Errorf("reviewing a token: %w", err)
 	}
-	ttl := refusedTTL
-	if answer.Status.Authenticated {
-		ttl = tokenReviewTTL
-	}
-	r.tokens.Add(key, answer.Status, ttl)
-	return answer.Status, nil
+	return status, nil
 }
 
 // authorize is the API server's answer to a SubjectAccessReview of user
@@ -116,21 +113,50 @@ func (r *reviewer) authorize(
 	if err != nil {
 		return authorizationv1.SubjectAccessReviewStatus{}, fmt.Errorf("encoding an access review: %w", err)
 	}
-	if status, ok := r.access.Get(string(key)); ok {
-		return status.(authorizationv1.SubjectAccessReviewStatus), nil
-	}
-	answer, err := ask(ctx, func(ctx context.Context) (*authorizationv1.SubjectAccessReview, error) {
-		return r.accessReviews.Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
-	})
+	status, err := remembered(ctx, r.access, string(key), accessTTL,
+		func(ctx context.Context) (authorizationv1.SubjectAccessReviewStatus, error) {
+			review, err := r.accessReviews.Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
+			if err != nil {
+				return authorizationv1.SubjectAccessReviewStatus{}, err
+			}
+			return review.Status, nil
+		})
 	if err != nil {
-		return authorizationv1.SubjectAccessReviewStatus{}, fmt.Errorf("reviewing %s's access to %s: %w", user.Username, path, err)
+		return status, fmt.Errorf("reviewing %s's access to %s: %w", user.Username, path, err)
 	}
-	ttl := deniedTTL
-	if answer.Status.Allowed {
-		ttl = allowedTTL
+	return status, nil
+}
+
+// tokenTTL is how long a token's review is kept.
+func tokenTTL(status authenticationv1.TokenReviewStatus) time.Duration {
+	if status.Authenticated {
+		return tokenReviewTTL
 	}
-	r.access.Add(string(key), answer.Status, ttl)
-	return answer.Status, nil
+	return refusedTTL
+}
+
+// accessTTL is how long an access review is kept.
+func accessTTL(status authorizationv1.SubjectAccessReviewStatus) time.Duration {
+	if status.Allowed {
+		return allowedTTL
+	}
+	return deniedTTL
+}
+
+// remembered is the answer c holds for key, or else the one ask gets with
+// review, which c then holds for ttl(answer). An error is not held.
+func remembered[T any](
+	ctx context.Context, c *cache.LRUExpireCache, key any, ttl func(T) time.Duration, review func(context.Context) (T, error),
+) (T, error) {
+	if answer, ok := c.Get(key); ok {
+		return answer.(T), nil
+	}
+	answer, err := ask(ctx, review)
+	if err != nil {
+		return answer, err
+	}
+	c.Add(key, answer, ttl(answer))
+	return answer, nil
 }
 
 // ask sends a review, again while the API server's error says it may
