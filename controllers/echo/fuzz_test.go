@@ -1,6 +1,8 @@
 package echo
 
 import (
+	"time"
+
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -50,6 +52,14 @@ func FuzzDesiredCronJob(f *testing.F) {
 			},
 		}
 		if timeZone != "" {
+			// A time zone the CRD's pattern admits but Kubernetes does not
+			// know is refused when applied and reported, by design (README;
+			// the envtest spec "reports a time zone that Kubernetes does not
+			// know"): no CRD rule can list the IANA zones. This target checks
+			// the schedule rules, so it keeps to zones that exist.
+			if _, err := time.LoadLocation(timeZone); err != nil {
+				return
+			}
 			s.Spec.TimeZone = &timeZone
 		}
 		if deadline >= 0 {
