@@ -252,6 +252,7 @@ var _ = Describe("WebServer controller", func() {
 		// kubectl scale deployment/web --replicas=5
 		scale := &autoscalingv1.Scale{}
 		Expect(k8sClient.SubResource("scale").Get(ctx, d, scale)).To(Succeed())
+		scale.ResourceVersion = ""
 		scale.Spec.Replicas = 5
 		Expect(k8sClient.SubResource("scale").Update(ctx, d, client.WithSubResourceBody(scale), client.FieldOwner("kubectl"))).To(Succeed())
 		// kubectl set image deployment/web nginx=httpd
@@ -418,6 +419,9 @@ var _ = Describe("WebServer controller", func() {
 		Expect(scale.Status.Replicas).To(BeEquivalentTo(1))
 		Expect(scale.Status.Selector).To(Equal("app.kubernetes.io/instance=web,app.kubernetes.io/name=webserver"))
 
+		// Without a resourceVersion, as kubectl scale sends it: the operator's
+		// own status writes must not turn the update into a conflict.
+		scale.ResourceVersion = ""
 		scale.Spec.Replicas = 3
 		Expect(k8sClient.SubResource("scale").Update(ctx, ws, client.WithSubResourceBody(scale))).To(Succeed())
 		Eventually(ctx, func(g Gomega) {
@@ -426,6 +430,7 @@ var _ = Describe("WebServer controller", func() {
 
 		By("refusing a scale beyond the spec's bounds")
 		Expect(k8sClient.SubResource("scale").Get(ctx, ws, scale)).To(Succeed())
+		scale.ResourceVersion = ""
 		scale.Spec.Replicas = 101
 		err := k8sClient.SubResource("scale").Update(ctx, ws, client.WithSubResourceBody(scale))
 		Expect(err).To(MatchError(ContainSubstring("spec.replicas: Invalid value: 101")))
