@@ -175,6 +175,18 @@ func (o *operator) heap(ctx context.Context) (heapStats, error) {
 	return parseHeapStats(body)
 }
 
+// saveHeapProfile writes the operator's heap profile, after a garbage
+// collection, to its directory, for `go tool pprof` to say what the live
+// heap holds.
+func (o *operator) saveHeapProfile(ctx context.Context) (string, error) {
+	body, err := o.get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap?gc=1", o.ports.pprof), false)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(filepath.Dir(o.logPath), "heap.pprof")
+	return path, os.WriteFile(path, []byte(body), 0o644)
+}
+
 // parseHeapStats reads the runtime.MemStats that pprof's heap profile
 // prints in its debug form.
 func parseHeapStats(profile string) (heapStats, error) {

@@ -128,6 +128,11 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 	if err != nil {
 		return res, err
 	}
+	profile, err := op.saveHeapProfile(ctx)
+	if err != nil {
+		return res, err
+	}
+	fmt.Printf("N=%d: the operator's heap profile: go tool pprof -sample_index=inuse_space -top %s\n", n, profile)
 	cached, err := c.countCached(ctx, namespaces)
 	if err != nil {
 		return res, err
