@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -33,14 +32,6 @@ import (
 )
 
 var scheme = runtime.NewScheme()
-
-// gcPercent is the garbage collector's target when GOGC does not set one.
-// Most of the operator's heap is its cache, which lives as long as the
-// process, and Go's default of 100 lets the heap grow by as much again in
-// garbage before it collects. With 1,000 WebServers, 50 took the peak RSS
-// from 143 MiB to 106-111 for no more CPU than the benchmark's noise; 25
-// to 98, with more CPU (README, Performance).
-const gcPercent = 50
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
@@ -100,9 +91,6 @@ func main() {
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(gcPercent)
-	}
 
 	if err := run(o); err != nil {
 		ctrl.Log.Error(err, "Operator stopped")
@@ -117,6 +105,11 @@ type reconciler interface {
 
 func run(o options) error {
 	setupLog := ctrl.Log.WithName("setup")
+
+	memoryLimit, err := tuneMemory()
+	if err != nil {
+		return err
+	}
 
 	namespaces, err := watch.Namespaces(os.Getenv(watch.NamespaceEnv))
 	if err != nil {
@@ -176,7 +169,7 @@ func run(o options) error {
 		return fmt.Errorf("adding the readiness check: %w", err)
 	}
 
-	setupLog.Info("Starting the manager", "namespaces", namespaceNames(namespaces))
+	setupLog.Info("Starting the manager", "namespaces", namespaceNames(namespaces), "goMemoryLimit", memoryLimitText(memoryLimit))
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		return fmt.Errorf("running the manager: %w", err)
 	}

@@ -165,3 +165,36 @@ func TestNewMemoryResult(t *testing.T) {
 	g.Expect(newMemoryResult(procStats{}, heapStats{}, heapStats{live: 1024}, 0).LivePerObjectBytes).To(Equal(1024.0),
 		"no cached objects divides by one, not by zero")
 }
+
+func TestInClusterMemoryLimit(t *testing.T) {
+	g := NewWithT(t)
+	manifest := func(limits string) string {
+		root := t.TempDir()
+		g.Expect(os.MkdirAll(filepath.Join(root, "config", "manager"), 0o755)).To(Succeed())
+		g.Expect(os.WriteFile(filepath.Join(root, "config", "manager", "manager.yaml"), []byte(`apiVersion: v1
+kind: Namespace
+metadata: {name: system}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: controller-manager}
+spec:
+  template:
+    spec:
+      containers:
+      - name: manager
+        resources: {limits: {`+limits+`}}
+`), 0o644)).To(Succeed())
+		return root
+	}
+
+	limit, err := inClusterMemoryLimit(manifest("cpu: 500m, memory: 256Mi"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(limit).To(BeEquivalentTo(256 << 20))
+
+	_, err = inClusterMemoryLimit(manifest("cpu: 500m"))
+	g.Expect(err).To(MatchError(ContainSubstring("no memory limit for the manager container")))
+
+	_, err = inClusterMemoryLimit(filepath.Join("..", ".."))
+	g.Expect(err).NotTo(HaveOccurred(), "config/manager's manager has a memory limit")
+}

@@ -16,6 +16,10 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -43,6 +47,28 @@ type operator struct {
 // inClusterFlags are config/manager's flags beside those that bind ports.
 var inClusterFlags = []string{
 	"--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=35s", "--leader-elect-retry-period=2s",
+}
+
+// inClusterMemoryLimit is the manager container's memory limit in
+// config/manager, in bytes, as the downward API gives it to the manager.
+func inClusterMemoryLimit(root string) (int64, error) {
+	path := filepath.Join(root, "config", "manager", "manager.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	for doc := range strings.SplitSeq(string(data), "\n---") {
+		d := &appsv1.Deployment{}
+		if err := yaml.Unmarshal([]byte(doc), d); err != nil {
+			return 0, fmt.Errorf("reading %s: %w", path, err)
+		}
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if limit, ok := c.Resources.Limits[corev1.ResourceMemory]; ok && c.Name == "manager" {
+				return limit.Value(), nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s has no memory limit for the manager container", path)
 }
 
 // install installs the CRDs and the operator's RBAC, and makes the custom
@@ -80,9 +106,14 @@ func (c *clients) startOperator(ctx context.Context, root, dir string, port int,
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", o.ports.metrics),
 		fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", o.ports.pprof),
 	}, inClusterFlags...)
+	memoryLimit, err := inClusterMemoryLimit(root)
+	if err != nil {
+		return nil, err
+	}
 	// hack/operator.sh execs the manager: this process is the manager.
 	o.cmd = exec.Command(filepath.Join(root, "hack", "operator.sh"), append(args, extraFlags...)...)
 	o.cmd.Dir, o.cmd.Stdout, o.cmd.Stderr = root, log, log
+	o.cmd.Env = append(os.Environ(), "MEMORY_LIMIT="+strconv.FormatInt(memoryLimit, 10))
 	if err := o.cmd.Start(); err != nil {
 		return nil, err
 	}

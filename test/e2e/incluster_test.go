@@ -79,6 +79,10 @@ var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func
 			Expect(sc.AllowPrivilegeEscalation).To(HaveValue(BeFalse()))
 			Expect(pod.Status.ContainerStatuses).To(ConsistOf(And(
 				HaveField("Ready", BeTrue()), HaveField("RestartCount", BeZero()))))
+			// The downward API gives the manager its memory limit, of which
+			// the Go runtime keeps to 85% (main's memoryLimitPercent).
+			limit := pod.Spec.Containers[0].Resources.Limits.Memory().Value()
+			Expect(podLogs(ctx, operatorNamespace, pod.Name)).To(ContainSubstring(`"goMemoryLimit":"%d bytes"`, limit/100*85))
 		}
 		Eventually(ctx, func(g Gomega) { g.Expect(leaderPod(ctx, g, operatorNamespace)).NotTo(BeEmpty()) }).Should(Succeed())
 
