@@ -166,7 +166,7 @@ func TestNewMemoryResult(t *testing.T) {
 		"no cached objects divides by one, not by zero")
 }
 
-func TestInClusterMemoryLimit(t *testing.T) {
+func TestMemoryLimit(t *testing.T) {
 	g := NewWithT(t)
 	manifest := func(limits string) string {
 		root := t.TempDir()
@@ -197,4 +197,16 @@ spec:
 
 	_, err = inClusterMemoryLimit(filepath.Join("..", ".."))
 	g.Expect(err).NotTo(HaveOccurred(), "config/manager's manager has a memory limit")
+
+	// -memory-limit replaces config/manager's.
+	limit, err = parseMemoryLimit(manifest("memory: 256Mi"), "")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(limit).To(BeEquivalentTo(256 << 20))
+	limit, err = parseMemoryLimit(manifest("memory: 256Mi"), "96Mi")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(limit).To(BeEquivalentTo(96 << 20))
+	for _, bad := range []string{"lots", "0", "-1Mi"} {
+		_, err = parseMemoryLimit(manifest("memory: 256Mi"), bad)
+		g.Expect(err).To(MatchError(ContainSubstring("is not a positive quantity")), bad)
+	}
 }

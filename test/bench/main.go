@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -49,6 +50,9 @@ type config struct {
 	root    string
 	cluster string
 	flags   []string
+	// memoryLimit is the operator's container memory limit, in bytes,
+	// which it is given as the manifests give it.
+	memoryLimit int64
 }
 
 func main() {
@@ -81,6 +85,7 @@ func parseFlags() (config, error) {
 	flag.DurationVar(&cfg.idle, "idle", time.Minute, "How long to watch the operator idle once every object is Ready.")
 	flag.StringVar(&cfg.out, "out", "", "The JSON file to write (default bin/bench/<time>.json).")
 	flag.StringVar(&cfg.cluster, "cluster", filepath.Join("bin", "cluster"), "The local cluster's directory, where its processes' pid files are.")
+	memoryLimit := flag.String("memory-limit", "", "The operator's container memory limit, such as 128Mi (default config/manager's).")
 	flag.Parse()
 	cfg.flags = flag.Args()
 	for _, s := range strings.Split(*sizes, ",") {
@@ -102,6 +107,9 @@ func parseFlags() (config, error) {
 		return cfg, err
 	}
 	cfg.root = root
+	if cfg.memoryLimit, err = parseMemoryLimit(root, *memoryLimit); err != nil {
+		return cfg, err
+	}
 	if !filepath.IsAbs(cfg.cluster) {
 		cfg.cluster = filepath.Join(root, cfg.cluster)
 	}
@@ -109,6 +117,19 @@ func parseFlags() (config, error) {
 		cfg.out = filepath.Join(root, "bin", "bench", time.Now().UTC().Format("20060102T150405Z")+".json")
 	}
 	return cfg, nil
+}
+
+// parseMemoryLimit reads the -memory-limit quantity, or config/manager's
+// limit when it is empty.
+func parseMemoryLimit(root, limit string) (int64, error) {
+	if limit == "" {
+		return inClusterMemoryLimit(root)
+	}
+	q, err := resource.ParseQuantity(limit)
+	if err != nil || q.Sign() <= 0 {
+		return 0, fmt.Errorf("-memory-limit: %q is not a positive quantity such as 128Mi", limit)
+	}
+	return q.Value(), nil
 }
 
 func newClients() (*clients, string, error) {
@@ -146,6 +167,7 @@ func bench(ctx context.Context, cfg config) error {
 	}
 	c.pidDir = filepath.Join(cfg.cluster, "pids")
 	report := newReport(cfg, kubeVersion)
+	fmt.Printf("the operator's container memory limit: %.0f MiB\n", float64(cfg.memoryLimit)/mib)
 	for _, n := range cfg.sizes {
 		result, err := c.benchSize(ctx, cfg, n)
 		if err != nil {

@@ -82,7 +82,7 @@ func (c *clients) install(ctx context.Context, root string) error {
 }
 
 // startOperator starts the manager; install must have run.
-func (c *clients) startOperator(ctx context.Context, root, dir string, port int, extraFlags []string) (*operator, error) {
+func (c *clients) startOperator(ctx context.Context, cfg config, dir string, port int) (*operator, error) {
 	token, err := testenv.MetricsReaderToken(ctx, c.kube, scraper)
 	if err != nil {
 		return nil, err
@@ -106,14 +106,10 @@ func (c *clients) startOperator(ctx context.Context, root, dir string, port int,
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", o.ports.metrics),
 		fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", o.ports.pprof),
 	}, inClusterFlags...)
-	memoryLimit, err := inClusterMemoryLimit(root)
-	if err != nil {
-		return nil, err
-	}
 	// hack/operator.sh execs the manager: this process is the manager.
-	o.cmd = exec.Command(filepath.Join(root, "hack", "operator.sh"), append(args, extraFlags...)...)
-	o.cmd.Dir, o.cmd.Stdout, o.cmd.Stderr = root, log, log
-	o.cmd.Env = append(os.Environ(), "MEMORY_LIMIT="+strconv.FormatInt(memoryLimit, 10))
+	o.cmd = exec.Command(filepath.Join(cfg.root, "hack", "operator.sh"), append(args, cfg.flags...)...)
+	o.cmd.Dir, o.cmd.Stdout, o.cmd.Stderr = cfg.root, log, log
+	o.cmd.Env = append(os.Environ(), "MEMORY_LIMIT="+strconv.FormatInt(cfg.memoryLimit, 10))
 	if err := o.cmd.Start(); err != nil {
 		return nil, err
 	}

@@ -18,13 +18,16 @@ import (
 
 // report is what one run of the benchmark measured, and where.
 type report struct {
-	Date          string       `json:"date"`
-	Commit        string       `json:"commit"`
-	Machine       machine      `json:"machine"`
-	Versions      versions     `json:"versions"`
-	Workers       int          `json:"workers"`
-	OperatorFlags []string     `json:"operatorFlags,omitempty"`
-	Runs          []sizeResult `json:"runs"`
+	Date          string   `json:"date"`
+	Commit        string   `json:"commit"`
+	Machine       machine  `json:"machine"`
+	Versions      versions `json:"versions"`
+	Workers       int      `json:"workers"`
+	OperatorFlags []string `json:"operatorFlags,omitempty"`
+	// MemoryLimitBytes is the operator's container memory limit, of which
+	// its Go runtime keeps to a share.
+	MemoryLimitBytes int64        `json:"memoryLimitBytes,omitempty"`
+	Runs             []sizeResult `json:"runs"`
 }
 
 type machine struct {
@@ -118,12 +121,13 @@ func newMemoryResult(proc procStats, start, end heapStats, cached int) memoryRes
 func newReport(cfg config, kubeVersion string) *report {
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	return &report{
-		Date:          time.Now().UTC().Format(time.RFC3339),
-		Commit:        commit(cfg.root),
-		Machine:       machine{Cores: runtime.NumCPU(), Kernel: strings.TrimSpace(string(kernel))},
-		Versions:      versions{Go: runtime.Version(), Kubernetes: kubeVersion, Kwok: os.Getenv("KWOK_VERSION")},
-		Workers:       cfg.workers,
-		OperatorFlags: cfg.flags,
+		Date:             time.Now().UTC().Format(time.RFC3339),
+		Commit:           commit(cfg.root),
+		Machine:          machine{Cores: runtime.NumCPU(), Kernel: strings.TrimSpace(string(kernel))},
+		Versions:         versions{Go: runtime.Version(), Kubernetes: kubeVersion, Kwok: os.Getenv("KWOK_VERSION")},
+		Workers:          cfg.workers,
+		OperatorFlags:    cfg.flags,
+		MemoryLimitBytes: cfg.memoryLimit,
 	}
 }
 

@@ -77,7 +77,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 		res.Kinds = append(res.Kinds, kindResult{Kind: k.name, Baseline: b, Floor: floor, FloorRatio: floor.Seconds / b.Seconds})
 	}
 
-	op, err := c.startOperator(ctx, cfg.root, filepath.Join(cfg.root, "bin", "bench", fmt.Sprintf("operator-%d", n)), operatorPort, cfg.flags)
+	op, err := c.startOperator(ctx, cfg, filepath.Join(cfg.root, "bin", "bench", fmt.Sprintf("operator-%d", n)), operatorPort)
 	if err != nil {
 		return res, err
 	}
