@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
-	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // typeConverter knows the schemas of the built-in kinds, which are the
@@ -34,7 +33,9 @@ var identityFields = fieldpath.NewSet(
 // each still has the value desired gives it. A field someone else changed
 // since is no longer the operator's (their write took it over), so it
 // shows as missing. live comes from the cache, which makes the check free
-// of API requests; a cache that is behind only costs an apply.
+// of API requests; a cache that is behind only costs an apply. The cache
+// may keep only the digest of what was applied in place of the spec
+// (CacheOptions); any other object is read whole.
 func UpToDate(desired ApplyConfiguration, live client.Object) (bool, error) {
 	want, err := typedDesired(desired)
 	if err != nil {
@@ -43,13 +44,13 @@ func UpToDate(desired ApplyConfiguration, live client.Object) (bool, error) {
 	return want.upToDate(live)
 }
 
-// desiredObject is an object the operator applies, as a value of its
-// kind's schema, with the fields it sets: what the Applier compares the
-// cached object with, computed once per apply.
+// desiredObject is what the Applier compares the cached object with,
+// computed once per apply: the kind of an object the operator applies, the
+// fields it sets, and the digest they would have as applied.
 type desiredObject struct {
-	config ApplyConfiguration
-	value  *typed.TypedValue
+	gvk    schema.GroupVersionKind
 	fields *fieldpath.Set
+	digest string
 }
 
 func typedDesired(desired ApplyConfiguration) (*desiredObject, error) {
@@ -61,30 +62,31 @@ func typedDesired(desired ApplyConfiguration) (*desiredObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &desiredObject{config: desired, value: want, fields: fields}, nil
+	// The API server leaves the identity fields out of the apply's entry.
+	applied := fields.Difference(identityFields)
+	sum, err := digest(applied, want.ExtractItems(applied).AsValue())
+	if err != nil {
+		return nil, err
+	}
+	gvk := schema.FromAPIVersionAndKind(ptr.Deref(desired.GetAPIVersion(), ""), ptr.Deref(desired.GetKind(), ""))
+	return &desiredObject{gvk: gvk, fields: fields, digest: sum}, nil
 }
 
-// upToDate is UpToDate for the desired object d.
+// upToDate is UpToDate for the desired object d: the digests of what the
+// operator's last apply set in live and of what d would set are equal.
 func (d *desiredObject) upToDate(live client.Object) (bool, error) {
-	owned, err := appliedFields(live)
-	if err != nil || owned == nil {
+	got, err := appliedDigest(live, d.gvk)
+	if err != nil || got == "" {
 		return false, err
 	}
-	if !d.fields.Difference(identityFields).Equals(owned) {
-		return false, nil
-	}
-	got, err := liveTyped(live, d.config)
-	if err != nil {
-		return false, err
-	}
-	return value.Equals(got.ExtractItems(owned).AsValue(), d.value.ExtractItems(owned).AsValue()), nil
+	return got == d.digest, nil
 }
 
 // appliedFields are the fields of obj that the operator's applies manage,
 // or nil when it never applied obj.
 func appliedFields(obj client.Object) (*fieldpath.Set, error) {
 	for _, entry := range obj.GetManagedFields() {
-		if entry.Manager != FieldManager || entry.Operation != metav1.ManagedFieldsOperationApply || entry.Subresource != "" || entry.FieldsV1 == nil {
+		if !isApplied(entry) || entry.FieldsV1 == nil {
 			continue
 		}
 		fields := &fieldpath.Set{}
@@ -96,6 +98,11 @@ func appliedFields(obj client.Object) (*fieldpath.Set, error) {
 	return nil, nil
 }
 
+// isApplied tells whether entry is that of the operator's applies.
+func isApplied(entry metav1.ManagedFieldsEntry) bool {
+	return entry.Manager == FieldManager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == ""
+}
+
 // toTyped is desired as a value of its kind's schema.
 func toTyped(desired ApplyConfiguration) (*typed.TypedValue, error) {
 	u := &unstructured.Unstructured{}
@@ -105,9 +112,9 @@ func toTyped(desired ApplyConfiguration) (*typed.TypedValue, error) {
 	return typeConverter.ObjectToTyped(u)
 }
 
-// liveTyped is live as a value of desired's kind's schema. It sets live's
-// kind, which objects from the cache lack.
-func liveTyped(live client.Object, desired ApplyConfiguration) (*typed.TypedValue, error) {
-	live.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(ptr.Deref(desired.GetAPIVersion(), ""), ptr.Deref(desired.GetKind(), "")))
+// liveTyped is live as a value of its kind's schema. It sets live's kind,
+// which objects from the cache lack.
+func liveTyped(live client.Object, gvk schema.GroupVersionKind) (*typed.TypedValue, error) {
+	live.GetObjectKind().SetGroupVersionKind(gvk)
 	return typeConverter.ObjectToTyped(live)
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -85,7 +84,7 @@ func specFields(obj client.Object) (applied *fieldpath.Set, others map[string]*f
 			return nil, nil, fmt.Errorf("reading the fields managed by %q: %w", entry.Manager, err)
 		}
 		spec := fields.WithPrefix(specField)
-		if entry.Manager == FieldManager && entry.Operation == metav1.ManagedFieldsOperationApply {
+		if isApplied(entry) {
 			applied = applied.Union(spec)
 			continue
 		}
