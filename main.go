@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -135,10 +133,7 @@ func run(o options) error {
 		RetryPeriod:                   &o.retryPeriod,
 		GracefulShutdownTimeout:       &o.gracefulShutdownPeriod,
 		Cache: kube.CacheOptions(namespaces,
-			&appsv1.Deployment{}, &corev1.Service{},
-			&batchv1.Job{}, &batchv1.CronJob{},
-			&corev1.Pod{}, &corev1.PersistentVolumeClaim{},
-		),
+			slices.Concat(webserver.Owned, echo.Owned, immortalcontainer.Owned, demovolume.Owned)...),
 		Controller: config.Controller{MaxConcurrentReconciles: o.concurrentReconciles},
 	})
 	if err != nil {

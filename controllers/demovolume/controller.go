@@ -108,6 +108,11 @@ func (r *Reconciler) keepClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume)
 	return nil
 }
 
+// Owned are the kinds of the objects a DemoVolume has, for the manager's
+// cache: the status names the volume its claim is bound to, from the
+// claim's spec.
+var Owned = []kube.Owned{{Type: &corev1.PersistentVolumeClaim{}, SpecRead: true}}
+
 // SetupWithManager reconciles a DemoVolume whenever it or its claim
 // changes. Its own status writes bring a reconcile too, which writes
 // nothing when the cache has caught up: one computed from a cache that had

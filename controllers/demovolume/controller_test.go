@@ -629,6 +629,7 @@ var _ = Describe("DemoVolume controller", func() {
 		Expect(k8sClient.Get(ctx, key("data"), dv)).To(Succeed())
 		Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
 		Expect(kube.UpToDate(desiredClaim(dv), pvc)).To(BeTrue(), "the claim is as applied: no apply is sent")
+		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredClaim(dv), &corev1.PersistentVolumeClaim{})
 
 		for range 3 {
 			Expect(reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: key("data")})).To(Equal(ctrl.Result{}))

@@ -89,6 +89,11 @@ func (r *EchoReconciler) releaseJob(ctx context.Context, key client.ObjectKey) e
 	return r.Applier.SetFinalizer(ctx, job, resultFinalizer, false)
 }
 
+// Owned are the kinds of the objects Echoes and ScheduledEchoes have, for
+// the manager's cache. An Echo reads only its Job's status; a ScheduledEcho
+// reports its CronJob's schedule, and whether it is suspended.
+var Owned = []kube.Owned{{Type: &batchv1.Job{}}, {Type: &batchv1.CronJob{}, SpecRead: true}}
+
 // SetupWithManager reconciles an Echo whenever it or its Job changes.
 func (r *EchoReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).

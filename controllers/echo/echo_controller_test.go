@@ -90,6 +90,9 @@ var _ = Describe("Echo controller", func() {
 
 		job := jobOf(ctx, e)
 		Expect(kube.UpToDate(desiredJob(e), job)).To(BeTrue(), "the next reconcile finds the Job as applied, and sends nothing")
+		cached := &batchv1.Job{}
+		testenv.ExpectCachedUpToDate(ctx, echoReconciler, desiredJob(e), cached)
+		Expect(cached.Spec).To(BeZero(), "the cache keeps the digest of the Job's spec, not the spec")
 		Expect(job.OwnerReferences).To(ConsistOf(And(
 			HaveField("UID", e.UID), HaveField("Kind", "Echo"), HaveField("Controller", HaveValue(BeTrue())),
 		)))

@@ -50,6 +50,7 @@ var _ = Describe("ScheduledEcho controller", func() {
 
 		cj := cronJobOf(ctx, s)
 		Expect(kube.UpToDate(desiredCronJob(s), cj)).To(BeTrue(), "the next reconcile finds the CronJob as applied, and sends nothing")
+		testenv.ExpectCachedUpToDate(ctx, scheduledReconciler, desiredCronJob(s), &batchv1.CronJob{})
 		Expect(cj.OwnerReferences).To(ConsistOf(And(
 			HaveField("UID", s.UID), HaveField("Kind", "ScheduledEcho"), HaveField("Controller", HaveValue(BeTrue())),
 		)))

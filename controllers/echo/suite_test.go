@@ -5,7 +5,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seed-operators/seed-operator/internal/testenv"
@@ -31,6 +30,6 @@ var _ = BeforeSuite(func() {
 			return err
 		}
 		return scheduledReconciler.SetupWithManager(e.Manager)
-	}, &batchv1.Job{}, &batchv1.CronJob{})
+	}, Owned...)
 	k8sClient = env.Client
 })

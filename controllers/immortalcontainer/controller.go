@@ -172,6 +172,12 @@ func recordStart(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod) {
 	}
 }
 
+// Owned are the kinds of the objects an ImmortalContainer has, for the
+// manager's cache: the reconciler reads its pod's status, and who changed
+// its spec from the managed fields (kube.ForeignSpecManagers), never the
+// spec itself.
+var Owned = []kube.Owned{{Type: &corev1.Pod{}, AppliedFieldsRead: true}}
+
 // SetupWithManager reconciles an ImmortalContainer whenever it or its pod
 // changes, so a pod that ends or is deleted is replaced at once.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {

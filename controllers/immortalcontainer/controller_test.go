@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -147,6 +148,9 @@ var _ = Describe("ImmortalContainer controller", func() {
 
 		pod := podAfter(ctx, "app", "")
 		Expect(kube.UpToDate(desiredPod(ic), pod)).To(BeTrue(), "the next reconcile finds the pod as applied, and sends nothing")
+		cached := &corev1.Pod{}
+		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredPod(ic), cached)
+		Expect(cached.Spec).To(BeZero(), "the cache keeps the digest of the pod's spec, not the spec")
 		Expect(pod.Name).To(Equal("app-immortalpod"))
 		Expect(pod.Namespace).To(Equal(namespace))
 		Expect(pod.OwnerReferences).To(ConsistOf(And(
@@ -215,6 +219,17 @@ var _ = Describe("ImmortalContainer controller", func() {
 		expectStarts(ctx, "app", first, 1)
 		setPodStatus(ctx, "app", running(corev1.ConditionTrue))
 		expectReady(ctx, "app", metav1.ConditionTrue, reasonPodReady)
+
+		By("another tool applying the image the operator set, which shares the field and changes nothing")
+		container := first.Spec.Containers[0]
+		Expect(k8sClient.Apply(ctx, corev1ac.Pod(first.Name, first.Namespace).WithSpec(corev1ac.PodSpec().WithContainers(
+			corev1ac.Container().WithName(container.Name).WithImage(container.Image))), client.FieldOwner("gitops"))).To(Succeed())
+		Consistently(ctx, func(g Gomega) {
+			pod := &corev1.Pod{}
+			g.Expect(k8sClient.Get(ctx, podKey("app"), pod)).To(Succeed())
+			g.Expect(pod.UID).To(Equal(first.UID))
+			g.Expect(pod.ManagedFields).To(ContainElement(HaveField("Manager", "gitops")), "the field is shared")
+		}).WithTimeout(2 * time.Second).Should(Succeed())
 
 		By("kubectl debug adding a debug container")
 		Eventually(ctx, func(g Gomega) {

@@ -5,7 +5,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seed-operators/seed-operator/internal/testenv"
@@ -26,6 +25,6 @@ var _ = BeforeSuite(func() {
 	env = testenv.StartSuite(func(e *testenv.Env) error {
 		reconciler = &Reconciler{Client: e.Manager.GetClient(), Applier: e.Applier}
 		return reconciler.SetupWithManager(e.Manager)
-	}, &corev1.Pod{})
+	}, Owned...)
 	k8sClient = env.Client
 })

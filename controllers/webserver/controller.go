@@ -65,6 +65,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, ws))
 }
 
+// Owned are the kinds of the objects a WebServer has, for the manager's
+// cache: the reconciler reads only their status.
+var Owned = []kube.Owned{{Type: &appsv1.Deployment{}}, {Type: &corev1.Service{}}, {Type: &corev1.Pod{}}}
+
 // SetupWithManager reconciles a WebServer whenever it changes, its
 // Deployment or its Service changes, so drift and deletion of either are
 // put back at once, and when one of its pods starts or stops failing to

@@ -460,6 +460,10 @@ var _ = Describe("WebServer controller", func() {
 		ws := webServer(ctx, Default, "web")
 		Expect(kube.UpToDate(desiredDeployment(ws), deploymentOf(ctx, "web"))).To(BeTrue(), "the Deployment is as applied: no apply is sent")
 		Expect(kube.UpToDate(desiredService(ws), serviceOf(ctx, "web"))).To(BeTrue(), "the Service is as applied: no apply is sent")
+		cached := &appsv1.Deployment{}
+		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredDeployment(ws), cached)
+		Expect(cached.Spec).To(BeZero(), "the cache keeps the digest of the Deployment's spec, not the spec")
+		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredService(ws), &corev1.Service{})
 
 		for range 3 {
 			Expect(reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: key})).To(Equal(ctrl.Result{}))

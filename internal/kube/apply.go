@@ -90,9 +90,10 @@ func Exclusive() ApplyOption {
 // else changed are taken back (forced ownership), fields the operator does
 // not set are left alone unless the apply is Exclusive, and no request is
 // made when the cached object already matches. live must be an empty
-// object of desired's type; it is filled with the object as the API server
-// stored it, or, when Apply fails, as it was before, so that the status can
-// still describe it.
+// object of desired's type; it is filled with the object as the apply left
+// it, or, when Apply fails, as it was before, so that the status can still
+// describe it. When nothing was sent, that is the cache's copy, which has no
+// spec for a kind whose spec no controller reads (Owned).
 func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) error {
 	var o applyOptions
 	for _, opt := range opts {

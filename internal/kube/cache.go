@@ -1,37 +1,127 @@
 package kube
 
 import (
+	"reflect"
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
+// Owned is a kind of object the operator makes, and what its controllers
+// read of those objects from the cache besides their metadata and status.
+type Owned struct {
+	// Type is an empty object of the kind.
+	Type client.Object
+	// SpecRead keeps the objects' spec in the cache. Without it the cache
+	// keeps, of an object the operator applied, only the digest of what it
+	// applied in place of the spec, which is all the Applier compares: a
+	// Deployment's pod template is half of what the cache would hold of it.
+	SpecRead bool
+	// AppliedFieldsRead keeps, of an object whose spec is not read, the
+	// managed-fields entry of the operator's applies, for
+	// ForeignSpecManagers. Without it the cache keeps only the digest of
+	// the fields the entry names.
+	AppliedFieldsRead bool
+}
+
 // CacheOptions are the manager's cache options: the namespaces watched
-// (nil for all), and, for each of the given owned types, only the objects
-// the operator manages, so that a cluster full of other Deployments and
-// Services costs the manager no memory. Of the managed fields, the cache
-// keeps only those the operator reads: none of its custom resources', and
-// of owned objects', those TrimManagedFields keeps.
-func CacheOptions(namespaces map[string]cache.Config, ownedTypes ...client.Object) cache.Options {
+// (nil for all), and, for each owned kind, only the objects the operator
+// manages, so that a cluster full of other Deployments and Services costs
+// the manager no memory. Of the managed fields, the cache keeps only those
+// the operator reads: none of its custom resources', and of owned
+// objects', those TrimManagedFields keeps. A kind that several controllers
+// own keeps its spec when any of them reads it.
+func CacheOptions(namespaces map[string]cache.Config, owned ...Owned) cache.Options {
 	return cache.Options{
 		DefaultNamespaces: namespaces,
 		DefaultTransform:  cache.TransformStripManagedFields(),
-		ByObject:          managedOnly(ownedTypes...),
+		ByObject:          managedOnly(owned...),
 	}
 }
 
-func managedOnly(ownedTypes ...client.Object) map[client.Object]cache.ByObject {
-	managed := cache.ByObject{
-		Label:     labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy}),
-		Transform: TrimManagedFields,
+func managedOnly(owned ...Owned) map[client.Object]cache.ByObject {
+	// A kind that several controllers own is cached for all of them.
+	merged := map[reflect.Type]Owned{}
+	for _, o := range owned {
+		t := reflect.TypeOf(o.Type)
+		m := merged[t]
+		merged[t] = Owned{
+			Type:              o.Type,
+			SpecRead:          m.SpecRead || o.SpecRead,
+			AppliedFieldsRead: m.AppliedFieldsRead || o.AppliedFieldsRead,
+		}
 	}
-	byObject := make(map[client.Object]cache.ByObject, len(ownedTypes))
-	for _, t := range ownedTypes {
-		byObject[t] = managed
+	selector := labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})
+	byObject := make(map[client.Object]cache.ByObject, len(merged))
+	for _, o := range merged {
+		byObject[o.Type] = cache.ByObject{Label: selector, Transform: o.transform}
 	}
 	return byObject
+}
+
+// transform is what the cache does to each object of the kind it stores.
+func (o Owned) transform(obj any) (any, error) {
+	if _, err := TrimManagedFields(obj); err != nil || o.SpecRead {
+		return obj, err
+	}
+	return trimToStatus(obj, o.AppliedFieldsRead)
+}
+
+// trimToStatus replaces the spec of the object with the digest of what the
+// operator applied (appliedDigest), and drops the operator's entry in the
+// managed fields with it unless keepApplied.
+func trimToStatus(obj any, keepApplied bool) (any, error) {
+	o, ok := obj.(client.Object)
+	if !ok {
+		return obj, nil
+	}
+	// A transform is to be idempotent, and an object without a spec was
+	// trimmed already: the API server never stores an empty spec of a kind
+	// the operator makes.
+	spec := reflect.ValueOf(o).Elem().FieldByName("Spec")
+	if !spec.CanSet() || spec.IsZero() {
+		return obj, nil
+	}
+	annotations := o.GetAnnotations()
+	delete(annotations, appliedDigestAnnotation)
+	sum, ok := digestOfWhole(o)
+	if !ok {
+		// Kept whole: the reconcile computes the digest from the object,
+		// and reports why it cannot.
+		return obj, nil
+	}
+	if sum != "" {
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[appliedDigestAnnotation] = sum
+		o.SetAnnotations(annotations)
+	}
+	if !keepApplied {
+		o.SetManagedFields(slices.DeleteFunc(o.GetManagedFields(), isApplied))
+	}
+	spec.SetZero()
+	return obj, nil
+}
+
+// digestOfWhole is appliedDigest of an object that still has its spec, and
+// whether it could be computed. The object keeps the kind it had, as
+// objects from the cache lack it.
+func digestOfWhole(o client.Object) (string, bool) {
+	gvk, err := apiutil.GVKForObject(o, clientgoscheme.Scheme)
+	if err != nil {
+		return "", false
+	}
+	kind := o.GetObjectKind().GroupVersionKind()
+	defer o.GetObjectKind().SetGroupVersionKind(kind)
+	sum, err := appliedDigest(o, gvk)
+	return sum, err == nil
 }
 
 // TrimManagedFields drops from a cached object the managed-field entries
@@ -43,8 +133,7 @@ func managedOnly(ownedTypes ...client.Object) map[client.Object]cache.ByObject {
 // are much of its size.
 //
 // Of a pod the operator did not apply itself (one of a Deployment or a
-// Job), which it only watches for its status, it keeps the metadata and
-// the status only.
+// Job), which it only watches for its status, it keeps no managed fields.
 func TrimManagedFields(obj any) (any, error) {
 	o, ok := obj.(metav1.Object)
 	if !ok {
@@ -54,7 +143,7 @@ func TrimManagedFields(obj any) (any, error) {
 	applied := false
 	kept := entries[:0]
 	for _, entry := range entries {
-		applied = applied || (entry.Manager == FieldManager && entry.Operation == metav1.ManagedFieldsOperationApply)
+		applied = applied || isApplied(entry)
 		if entry.Subresource == "status" || controlPlaneManagers[entry.Manager] {
 			continue
 		}
@@ -63,7 +152,6 @@ func TrimManagedFields(obj any) (any, error) {
 	o.SetManagedFields(kept)
 	if pod, ok := obj.(*corev1.Pod); ok && !applied {
 		pod.ManagedFields = nil
-		pod.Spec = corev1.PodSpec{}
 	}
 	return obj, nil
 }

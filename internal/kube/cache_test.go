@@ -1,12 +1,17 @@
 package kube
 
 import (
+	"fmt"
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -39,7 +44,6 @@ func TestTrimManagedFields(t *testing.T) {
 		name        string
 		obj         client.Object
 		wantEntries []metav1.ManagedFieldsEntry
-		wantSpec    any
 	}{
 		{
 			name: "a Deployment keeps the operator's apply and other managers' spec entries",
@@ -49,20 +53,17 @@ func TestTrimManagedFields(t *testing.T) {
 			wantEntries: []metav1.ManagedFieldsEntry{applied, edit},
 		},
 		{
-			name:        "a pod the operator applied keeps its spec",
+			name:        "a pod the operator applied keeps its entries but the control plane's",
 			obj:         pod(applied, scheduler, kubelet, edit),
 			wantEntries: []metav1.ManagedFieldsEntry{applied, edit},
-			wantSpec:    podSpec,
 		},
 		{
-			name:     "a pod it only watches keeps its metadata and status, no spec, no managed fields",
-			obj:      pod(entry("kube-controller-manager", metav1.ManagedFieldsOperationUpdate, ""), scheduler, kubelet, edit),
-			wantSpec: corev1.PodSpec{},
+			name: "a pod it only watches keeps no managed fields",
+			obj:  pod(entry("kube-controller-manager", metav1.ManagedFieldsOperationUpdate, ""), scheduler, kubelet, edit),
 		},
 		{
-			name:     "a pod whose only entry of the operator's is not an apply counts as watched",
-			obj:      pod(entry(FieldManager, metav1.ManagedFieldsOperationUpdate, "")),
-			wantSpec: corev1.PodSpec{},
+			name: "a pod whose only entry of the operator's is not an apply counts as watched",
+			obj:  pod(entry(FieldManager, metav1.ManagedFieldsOperationUpdate, "")),
 		},
 	}
 	for _, tt := range tests {
@@ -73,7 +74,7 @@ func TestTrimManagedFields(t *testing.T) {
 			g.Expect(got).To(BeIdenticalTo(tt.obj), "the cache's object is trimmed in place")
 			g.Expect(tt.obj.GetManagedFields()).To(Equal(tt.wantEntries))
 			if p, ok := tt.obj.(*corev1.Pod); ok {
-				g.Expect(p.Spec).To(Equal(tt.wantSpec))
+				g.Expect(p.Spec).To(Equal(podSpec), "the spec is trimToStatus's to drop")
 				g.Expect(p.Status).To(Equal(podStatus))
 				g.Expect(p.Labels).To(HaveKeyWithValue("app", "a"))
 			}
@@ -89,4 +90,209 @@ func TestTrimManagedFieldsLeavesOtherObjects(t *testing.T) {
 	got, err := TrimManagedFields(marker)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got).To(Equal(marker))
+}
+
+// The cache keeps, of an object whose spec no controller reads, the digest
+// of what the operator applied in place of the spec; the Applier's check
+// gives the same answer from it as from the whole object.
+func TestTrimToStatus(t *testing.T) {
+	desired := func(image string) *appsv1ac.DeploymentApplyConfiguration {
+		return appsv1ac.Deployment("web", "ns").
+			WithLabels(map[string]string{"app": "a"}).
+			WithSpec(appsv1ac.DeploymentSpec().
+				WithReplicas(2).
+				WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "a"})).
+				WithTemplate(corev1ac.PodTemplateSpec().
+					WithLabels(map[string]string{"app": "a"}).
+					WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("nginx").WithImage(image)))))
+	}
+	// applied is the Deployment as the API server keeps it once the
+	// operator applied config, with the entry the apply leaves.
+	applied := func(t *testing.T, config ApplyConfiguration, annotations map[string]string) *appsv1.Deployment {
+		want, err := typedDesired(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields, err := want.fields.Difference(identityFields).ToJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &appsv1.Deployment{}
+		if err := remarshal(config, d); err != nil {
+			t.Fatal(err)
+		}
+		d.TypeMeta = metav1.TypeMeta{}
+		d.Annotations = annotations
+		d.ManagedFields = []metav1.ManagedFieldsEntry{{
+			Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(fields)),
+		}}
+		d.Status = appsv1.DeploymentStatus{ReadyReplicas: 2}
+		return d
+	}
+	nginx := desired("nginx:1.27")
+
+	tests := []struct {
+		name       string
+		obj        func(t *testing.T) *appsv1.Deployment
+		desired    ApplyConfiguration
+		wantDigest bool
+		wantSpec   bool
+		want       types.GomegaMatcher
+	}{
+		{
+			name:       "as applied",
+			obj:        func(t *testing.T) *appsv1.Deployment { return applied(t, nginx, nil) },
+			desired:    nginx,
+			wantDigest: true,
+			want:       BeTrue(),
+		},
+		{
+			name:       "a new image is not in place",
+			obj:        func(t *testing.T) *appsv1.Deployment { return applied(t, nginx, nil) },
+			desired:    desired("nginx:1.28"),
+			wantDigest: true,
+			want:       BeFalse(),
+		},
+		{
+			name: "a value changed under the operator's entry",
+			obj: func(t *testing.T) *appsv1.Deployment {
+				d := applied(t, nginx, map[string]string{"note": "kept"})
+				d.Spec.Template.Spec.Containers[0].Image = "busybox"
+				return d
+			},
+			desired:    nginx,
+			wantDigest: true,
+			want:       BeFalse(),
+		},
+		{
+			name: "a digest written on the server is not believed",
+			obj: func(t *testing.T) *appsv1.Deployment {
+				return applied(t, desired("busybox"), map[string]string{appliedDigestAnnotation: "forged"})
+			},
+			desired:    nginx,
+			wantDigest: true,
+			want:       BeFalse(),
+		},
+		{
+			name: "never applied by the operator",
+			obj: func(t *testing.T) *appsv1.Deployment {
+				d := applied(t, nginx, map[string]string{appliedDigestAnnotation: "forged"})
+				d.ManagedFields = nil
+				return d
+			},
+			desired: nginx,
+			want:    BeFalse(),
+		},
+		{
+			name: "an entry that cannot be read keeps the object whole",
+			obj: func(t *testing.T) *appsv1.Deployment {
+				d := applied(t, nginx, nil)
+				d.ManagedFields[0].FieldsV1 = metav1.NewFieldsV1(`{"f:spec":`)
+				return d
+			},
+			desired:  nginx,
+			wantSpec: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			obj := tt.obj(t)
+			whole := obj.DeepCopy()
+			got, err := Owned{Type: &appsv1.Deployment{}}.transform(obj)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got).To(BeIdenticalTo(obj), "the cache's object is trimmed in place")
+			g.Expect(obj.Status).To(Equal(whole.Status))
+			g.Expect(obj.Labels).To(Equal(whole.Labels))
+			g.Expect(obj.GetObjectKind().GroupVersionKind().Empty()).To(BeTrue(), "the cache's objects have no kind")
+			if tt.wantSpec {
+				g.Expect(obj.Spec).To(Equal(whole.Spec))
+				g.Expect(obj.ManagedFields).To(Equal(whole.ManagedFields))
+			} else {
+				g.Expect(obj.Spec).To(BeZero())
+				g.Expect(obj.ManagedFields).To(BeEmpty(), "the digest stands for the operator's entry")
+			}
+			if note, ok := whole.Annotations["note"]; ok {
+				g.Expect(obj.Annotations).To(HaveKeyWithValue("note", note), "other annotations stay")
+			}
+			if !tt.wantDigest {
+				g.Expect(obj.Annotations).NotTo(HaveKey(appliedDigestAnnotation))
+			}
+			trimmed := obj.DeepCopy()
+			_, err = Owned{Type: &appsv1.Deployment{}}.transform(obj)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(obj).To(Equal(trimmed), "the transform is idempotent")
+
+			upToDate, err := UpToDate(tt.desired, obj)
+			if tt.want == nil {
+				g.Expect(err).To(HaveOccurred(), "the reconcile reports the entry it cannot read")
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(upToDate).To(tt.want)
+			wholeUpToDate, err := UpToDate(tt.desired, whole)
+			g.Expect(err).NotTo(HaveOccurred())
+			if whole.Annotations[appliedDigestAnnotation] == "" {
+				g.Expect(upToDate).To(Equal(wholeUpToDate), "the same answer as from the whole object")
+			}
+		})
+	}
+}
+
+// Of a pod the operator applied, the cache keeps the metadata, the status
+// and the digest, and its entry in the managed fields when a controller
+// reads it.
+func TestTrimToStatusOfAPod(t *testing.T) {
+	for _, appliedFieldsRead := range []bool{false, true} {
+		t.Run(fmt.Sprintf("applied fields read: %t", appliedFieldsRead), func(t *testing.T) {
+			g := NewWithT(t)
+			entry := metav1.ManagedFieldsEntry{
+				Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:image":{},"f:name":{}}}}}`),
+			}
+			pod := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: "p", ManagedFields: []metav1.ManagedFieldsEntry{entry}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "busybox"}}},
+				Status:     corev1.PodStatus{Phase: corev1.PodRunning},
+			}
+			_, err := Owned{Type: &corev1.Pod{}, AppliedFieldsRead: appliedFieldsRead}.transform(pod)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pod.Spec).To(BeZero())
+			g.Expect(pod.Status.Phase).To(Equal(corev1.PodRunning))
+			g.Expect(pod.Annotations).To(HaveKey(appliedDigestAnnotation))
+			if appliedFieldsRead {
+				g.Expect(pod.ManagedFields).To(ConsistOf(entry))
+			} else {
+				g.Expect(pod.ManagedFields).To(BeEmpty())
+			}
+		})
+	}
+}
+
+// A claim whose spec a controller reads is only trimmed.
+func TestOwnedTransformKeepsASpecRead(t *testing.T) {
+	g := NewWithT(t)
+	claim := &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv-1"}}
+	_, err := Owned{Type: &corev1.PersistentVolumeClaim{}, SpecRead: true}.transform(claim)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(claim.Spec.VolumeName).To(Equal("pv-1"))
+	g.Expect(claim.Annotations).NotTo(HaveKey(appliedDigestAnnotation))
+}
+
+// A kind that two controllers own is cached once, with what either reads.
+func TestCacheOptionsMergesOwners(t *testing.T) {
+	g := NewWithT(t)
+	options := CacheOptions(nil, Owned{Type: &corev1.Pod{}}, Owned{Type: &corev1.Pod{}, AppliedFieldsRead: true})
+	g.Expect(options.ByObject).To(HaveLen(1))
+	for _, byObject := range options.ByObject {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{{
+			Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:restartPolicy":{}}}`),
+		}}}, Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever}}
+		_, err := byObject.Transform(pod)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(pod.ManagedFields).To(HaveLen(1), "the entry one of them reads")
+		g.Expect(pod.Spec).To(BeZero(), "the spec neither reads")
+	}
 }

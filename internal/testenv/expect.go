@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seed-operators/seed-operator/internal/kube"
@@ -100,4 +101,16 @@ func ExpectEvent(ctx context.Context, c client.Client, obj client.Object, kind, 
 // Get waits until obj exists and reads it.
 func Get(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object) {
 	Eventually(ctx, func() error { return c.Get(ctx, key, obj) }).Should(Succeed())
+}
+
+// ExpectCachedUpToDate waits until the Applier, reading from cache (the
+// manager's client), finds the object desired names up to date: the
+// cache's transform may have replaced its spec with a digest, which must
+// give the answer the whole object gives.
+func ExpectCachedUpToDate(ctx context.Context, cache client.Reader, desired kube.ApplyConfiguration, empty client.Object) {
+	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(cache.Get(ctx, key, empty)).To(Succeed())
+		g.Expect(kube.UpToDate(desired, empty)).To(BeTrue(), "the cached %s is as applied: no apply is sent", key)
+	}).Should(Succeed())
 }

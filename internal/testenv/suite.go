@@ -5,21 +5,22 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 // StartSuite starts the API server and a manager for a Ginkgo suite, with
 // the controllers that setup adds, from a BeforeSuite. Waits are bounded, so
 // a controller that never gets there fails the spec rather than hanging it.
-func StartSuite(setup func(*Env) error, ownedTypes ...client.Object) *Env {
+func StartSuite(setup func(*Env) error, owned ...kube.Owned) *Env {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	EnforceDefaultTimeoutsWhenUsingContexts()
 	SetDefaultEventuallyTimeout(20 * time.Second)
 	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
 
-	env, err := Start(ownedTypes...)
+	env, err := Start(owned...)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	Expect(setup(env)).To(Succeed())

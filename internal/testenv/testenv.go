@@ -39,7 +39,7 @@ type Env struct {
 // sets) and a manager set up as the operator's: it acts with the operator's
 // RBAC only, elects a leader on a Lease, and its cache holds only owned
 // objects the operator manages. Call Run once controllers are added.
-func Start(ownedTypes ...client.Object) (*Env, error) {
+func Start(owned ...kube.Owned) (*Env, error) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		return nil, fmt.Errorf("KUBEBUILDER_ASSETS is not set: run the tests with `make test`, which builds the control plane")
 	}
@@ -63,7 +63,7 @@ func Start(ownedTypes ...client.Object) (*Env, error) {
 	mgr, err := ctrl.NewManager(operator, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsserver.Options{BindAddress: "0"},
-		Cache:                         kube.CacheOptions(nil, ownedTypes...),
+		Cache:                         kube.CacheOptions(nil, owned...),
 		LeaderElection:                true,
 		LeaderElectionID:              kube.LeaderElectionID,
 		LeaderElectionNamespace:       OperatorNamespace,
