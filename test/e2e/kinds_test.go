@@ -13,8 +13,10 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -169,6 +171,45 @@ var _ = Describe("On the local cluster", func() {
 			}).Should(Succeed())
 		})
 	})
+
+	// A refusal that may pass later is retried with back-off, and each try
+	// warns: client-go's event recorder counts the repeats as a series of
+	// the first event, with a patch, rather than one event each.
+	It("says why a namespace's quota refuses a WebServer's Deployment, warns once with a count of the retries, and recovers when the quota goes",
+		func(ctx SpecContext) {
+			quota := &corev1.ResourceQuota{
+				ObjectMeta: metav1.ObjectMeta{Name: "no-deployments", Namespace: namespace},
+				Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/deployments.apps": resource.MustParse("0")}},
+			}
+			Expect(k8sClient.Create(ctx, quota)).To(Succeed())
+			Eventually(ctx, func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(quota), quota)).To(Succeed())
+				g.Expect(quota.Status.Hard).To(HaveKey(corev1.ResourceName("count/deployments.apps")))
+			}).Should(Succeed(), "the quota controller counts the namespace's Deployments")
+
+			ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: namespace}}
+			Expect(k8sClient.Create(ctx, ws)).To(Succeed())
+			testenv.ExpectCondition(ctx, k8sClient, ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
+			Expect(meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady).Message).To(ContainSubstring("exceeded quota: no-deployments"))
+
+			Eventually(ctx, func(g Gomega) {
+				events := &eventsv1.EventList{}
+				g.Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
+				var warnings []eventsv1.Event
+				for _, e := range events.Items {
+					if e.Reason == kube.ReasonApplyFailed && e.Regarding.UID == ws.UID {
+						warnings = append(warnings, e)
+					}
+				}
+				g.Expect(warnings).To(ContainElement(And(
+					HaveField("Note", ContainSubstring("exceeded quota")),
+					HaveField("Series", HaveValue(HaveField("Count", BeNumerically(">=", 2)))),
+				)), "a retried refusal is counted on its first event")
+			}).Should(Succeed())
+
+			Expect(k8sClient.Delete(ctx, quota)).To(Succeed())
+			expectReady(ctx, ws)
+		})
 
 	It("replaces an ImmortalContainer's pod deleted, changed by others or completed, counting each start", func(ctx SpecContext) {
 		ic := &seedv1alpha1.ImmortalContainer{
