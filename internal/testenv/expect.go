@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	gomegatypes "github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -84,17 +85,17 @@ func ExpectCondition(ctx context.Context, c client.Client, obj kube.Object, cond
 }
 
 // ExpectEvent waits for an event about obj with the given reason, whose note
-// mentions the given text.
-func ExpectEvent(ctx context.Context, c client.Client, obj client.Object, kind, reason, note string) {
+// mentions the given text, and which matches the further matchers given.
+func ExpectEvent(ctx context.Context, c client.Client, obj client.Object, kind, reason, note string, further ...gomegatypes.GomegaMatcher) {
 	Eventually(ctx, func(g Gomega) {
 		events := &eventsv1.EventList{}
 		g.Expect(c.List(ctx, events, client.InNamespace(obj.GetNamespace()))).To(Succeed())
-		g.Expect(events.Items).To(ContainElement(And(
+		g.Expect(events.Items).To(ContainElement(And(append([]gomegatypes.GomegaMatcher{
 			HaveField("Regarding.Name", obj.GetName()),
 			HaveField("Regarding.Kind", kind),
 			HaveField("Reason", reason),
 			HaveField("Note", ContainSubstring(note)),
-		)))
+		}, further...)...)))
 	}).Should(Succeed())
 }
 
