@@ -141,6 +141,16 @@ var _ = Describe("On the local cluster", func() {
 				Expect(deployment.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", upgrade)))
 			})
 
+		// The operator tells the control plane's writes from others' by the
+		// field managers' names (kube.controlPlaneManagers), so the local
+		// cluster's components must write under the names they have in any
+		// cluster, not that of the program they share.
+		It("has its Deployment kept by a field manager named kube-controller-manager", func(ctx SpecContext) {
+			deployment := &appsv1.Deployment{}
+			Expect(k8sClient.Get(ctx, key("web"), deployment)).To(Succeed())
+			Expect(deployment.ManagedFields).To(ContainElement(HaveField("Manager", "kube-controller-manager")))
+		})
+
 		It("puts back a deleted Service and a deleted Deployment", func(ctx SpecContext) {
 			for _, owned := range []client.Object{
 				&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web-service", Namespace: namespace}},

@@ -39,23 +39,23 @@ var components = map[string]func() *cobra.Command{
 }
 
 func main() {
-	command, ok := components[filepath.Base(os.Args[0])]
-	if !ok && len(os.Args) > 1 {
-		if command, ok = components[os.Args[1]]; ok {
-			cmd := command()
-			// Not nil, even when empty: cobra reads os.Args for nil.
-			cmd.SetArgs(os.Args[2:])
-			os.Exit(cli.Run(cmd))
-		}
+	if _, named := components[filepath.Base(os.Args[0])]; !named && len(os.Args) > 1 {
+		// Run as `kube COMPONENT FLAG...`, the program is COMPONENT from
+		// here on, as a link of that name would be: client-go names the
+		// program in its user agent after os.Args[0], and the API server
+		// names the field manager of its writes after that. A cluster's
+		// kube-controller-manager and kube-scheduler are known by those
+		// names, which operators (this one among them) tell from others.
+		os.Args = os.Args[1:]
 	}
+	command, ok := components[filepath.Base(os.Args[0])]
 	if !ok {
 		names := make([]string, 0, len(components))
 		for name := range components {
 			names = append(names, name)
 		}
 		slices.Sort(names)
-		fmt.Fprintf(os.Stderr, "usage: %s COMPONENT [FLAG...], or run it as a link named COMPONENT; COMPONENT is one of %v\n",
-			filepath.Base(os.Args[0]), names)
+		fmt.Fprintf(os.Stderr, "usage: kube COMPONENT [FLAG...], or run it as a link named COMPONENT; COMPONENT is one of %v\n", names)
 		os.Exit(2)
 	}
 	os.Exit(cli.Run(command()))
