@@ -104,7 +104,7 @@ func trimToStatus(obj any, keepApplied bool) (any, error) {
 		o.SetAnnotations(annotations)
 	}
 	if !keepApplied {
-		o.SetManagedFields(slices.DeleteFunc(o.GetManagedFields(), isApplied))
+		dropManagedFields(o, isApplied)
 	}
 	spec.SetZero()
 	return obj, nil
@@ -139,19 +139,26 @@ func TrimManagedFields(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	entries := o.GetManagedFields()
-	applied := false
-	kept := entries[:0]
-	for _, entry := range entries {
-		applied = applied || isApplied(entry)
-		if entry.Subresource == "status" || controlPlaneManagers[entry.Manager] {
-			continue
-		}
-		kept = append(kept, entry)
-	}
-	o.SetManagedFields(kept)
+	applied := slices.ContainsFunc(o.GetManagedFields(), isApplied)
 	if pod, ok := obj.(*corev1.Pod); ok && !applied {
 		pod.ManagedFields = nil
+		return obj, nil
 	}
+	dropManagedFields(o, func(entry metav1.ManagedFieldsEntry) bool {
+		return entry.Subresource == "status" || controlPlaneManagers[entry.Manager]
+	})
 	return obj, nil
+}
+
+// dropManagedFields drops o's managed-field entries that drop tells, in
+// place, and what they held with them: the decoded array stays behind the
+// slice, where an entry left past its end would keep its fields alive in
+// the cache, and an empty slice the array.
+func dropManagedFields(o metav1.Object, drop func(metav1.ManagedFieldsEntry) bool) {
+	// DeleteFunc zeroes the entries it moves past the end.
+	kept := slices.DeleteFunc(o.GetManagedFields(), drop)
+	if len(kept) == 0 {
+		kept = nil
+	}
+	o.SetManagedFields(kept)
 }
