@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,6 +19,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/controllers"
 	"github.com/seed-operators/seed-operator/controllers/demovolume"
 	"github.com/seed-operators/seed-operator/controllers/echo"
 	"github.com/seed-operators/seed-operator/controllers/immortalcontainer"
@@ -132,9 +132,8 @@ func run(o options) error {
 		RenewDeadline:                 &o.renewDeadline,
 		RetryPeriod:                   &o.retryPeriod,
 		GracefulShutdownTimeout:       &o.gracefulShutdownPeriod,
-		Cache: kube.CacheOptions(namespaces,
-			slices.Concat(webserver.Owned, echo.Owned, immortalcontainer.Owned, demovolume.Owned)...),
-		Controller: config.Controller{MaxConcurrentReconciles: o.concurrentReconciles},
+		Cache:                         kube.CacheOptions(namespaces, controllers.Owned...),
+		Controller:                    config.Controller{MaxConcurrentReconciles: o.concurrentReconciles},
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)

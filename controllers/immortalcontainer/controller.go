@@ -176,7 +176,7 @@ func recordStart(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod) {
 // manager's cache: the reconciler reads its pod's status, and who changed
 // its spec from the managed fields (kube.ForeignSpecManagers), never the
 // spec itself.
-var Owned = []kube.Owned{{Type: &corev1.Pod{}, AppliedFieldsRead: true}}
+var Owned = []kube.Owned{{Type: &corev1.Pod{}, AppliedFieldsRead: true, Of: kind}}
 
 // SetupWithManager reconciles an ImmortalContainer whenever it or its pod
 // changes, so a pod that ends or is deleted is replaced at once.

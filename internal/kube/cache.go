@@ -1,12 +1,14 @@
 package kube
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,12 +30,19 @@ type Owned struct {
 	// ForeignSpecManagers. Without it the cache keeps only the digest of
 	// the fields the entry names.
 	AppliedFieldsRead bool
+	// Of is the kind, as the objects' LabelName says, whose objects of
+	// Type the controller reads, when it reads only those: the pods it
+	// watches are those of its own kind, not those the operator's Jobs
+	// and Deployments make for other kinds. Empty, every object of Type
+	// the operator manages.
+	Of string
 }
 
 // CacheOptions are the manager's cache options: the namespaces watched
 // (nil for all), and, for each owned kind, only the objects the operator
 // manages, so that a cluster full of other Deployments and Services costs
-// the manager no memory. Of the managed fields, the cache keeps only those
+// the manager no memory; of those, only the ones made for the kinds that
+// read them, when they say (Owned.Of). Of the managed fields, the cache keeps only those
 // the operator reads: none of its custom resources', and of owned
 // objects', those TrimManagedFields keeps. A kind that several controllers
 // own keeps its spec when any of them reads it.
@@ -48,6 +57,7 @@ func CacheOptions(namespaces map[string]cache.Config, owned ...Owned) cache.Opti
 func managedOnly(owned ...Owned) map[client.Object]cache.ByObject {
 	// A kind that several controllers own is cached for all of them.
 	merged := map[reflect.Type]Owned{}
+	kinds, everyKind := map[reflect.Type][]string{}, map[reflect.Type]bool{}
 	for _, o := range owned {
 		t := reflect.TypeOf(o.Type)
 		m := merged[t]
@@ -56,13 +66,33 @@ func managedOnly(owned ...Owned) map[client.Object]cache.ByObject {
 			SpecRead:          m.SpecRead || o.SpecRead,
 			AppliedFieldsRead: m.AppliedFieldsRead || o.AppliedFieldsRead,
 		}
+		kinds[t] = append(kinds[t], o.Of)
+		everyKind[t] = everyKind[t] || o.Of == ""
 	}
-	selector := labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})
 	byObject := make(map[client.Object]cache.ByObject, len(merged))
-	for _, o := range merged {
-		byObject[o.Type] = cache.ByObject{Label: selector, Transform: o.transform}
+	for t, o := range merged {
+		of := kinds[t]
+		if everyKind[t] {
+			of = nil
+		}
+		byObject[o.Type] = cache.ByObject{Label: managedSelector(of), Transform: o.transform}
 	}
 	return byObject
+}
+
+// managedSelector selects the objects the operator manages, of the kinds
+// given, or of any kind when none is.
+func managedSelector(kinds []string) labels.Selector {
+	selector := labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})
+	if len(kinds) == 0 {
+		return selector
+	}
+	of, err := labels.NewRequirement(LabelName, selection.In, kinds)
+	if err != nil {
+		// Only a kind that is no label value gets here: a programming error.
+		panic(fmt.Sprintf("selecting objects of kinds %v: %v", kinds, err))
+	}
+	return selector.Add(*of)
 }
 
 // transform is what the cache does to each object of the kind it stores.
@@ -132,8 +162,8 @@ func digestOfWhole(o client.Object) (string, bool) {
 // managed fields (a pod's conditions, a Deployment's), and managed fields
 // are much of its size.
 //
-// Of a pod the operator did not apply itself (one of a Deployment or a
-// Job), which it only watches for its status, it keeps no managed fields.
+// Of a pod the operator did not apply itself (one of a Deployment), which
+// it only watches for its status, it keeps no managed fields.
 func TrimManagedFields(obj any) (any, error) {
 	o, ok := obj.(metav1.Object)
 	if !ok {

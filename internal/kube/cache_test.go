@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -303,5 +304,59 @@ func TestCacheOptionsMergesOwners(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(pod.ManagedFields).To(HaveLen(1), "the entry one of them reads")
 		g.Expect(pod.Spec).To(BeZero(), "the spec neither reads")
+	}
+}
+
+// The cache holds the objects of a kind that some controller reads: only
+// those of the kinds named when every owner names one.
+func TestCacheOptionsSelectsTheKindsRead(t *testing.T) {
+	managed := func(kind string) labels.Set {
+		return labels.Set{LabelManagedBy: ManagedBy, LabelName: kind}
+	}
+	tests := []struct {
+		name        string
+		owned       []Owned
+		selected    []labels.Set
+		notSelected []labels.Set
+	}{
+		{
+			name:        "one owner of one kind",
+			owned:       []Owned{{Type: &corev1.Pod{}, Of: "webserver"}},
+			selected:    []labels.Set{managed("webserver")},
+			notSelected: []labels.Set{managed("echo"), {LabelName: "webserver"}, {LabelManagedBy: ManagedBy}},
+		},
+		{
+			name:        "owners of two kinds",
+			owned:       []Owned{{Type: &corev1.Pod{}, Of: "webserver"}, {Type: &corev1.Pod{}, Of: "immortalcontainer"}},
+			selected:    []labels.Set{managed("webserver"), managed("immortalcontainer")},
+			notSelected: []labels.Set{managed("echo"), {LabelName: "webserver"}},
+		},
+		{
+			name:        "an owner of every kind, after one of one kind",
+			owned:       []Owned{{Type: &corev1.Pod{}, Of: "webserver"}, {Type: &corev1.Pod{}}},
+			selected:    []labels.Set{managed("webserver"), managed("echo"), {LabelManagedBy: ManagedBy}},
+			notSelected: []labels.Set{{LabelName: "webserver"}},
+		},
+		{
+			name:        "an owner of every kind, before one of one kind",
+			owned:       []Owned{{Type: &corev1.Pod{}}, {Type: &corev1.Pod{}, Of: "webserver"}},
+			selected:    []labels.Set{managed("webserver"), managed("echo")},
+			notSelected: []labels.Set{{LabelName: "webserver"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			options := CacheOptions(nil, tt.owned...)
+			g.Expect(options.ByObject).To(HaveLen(1))
+			for _, byObject := range options.ByObject {
+				for _, set := range tt.selected {
+					g.Expect(byObject.Label.Matches(set)).To(BeTrue(), "%v selected", set)
+				}
+				for _, set := range tt.notSelected {
+					g.Expect(byObject.Label.Matches(set)).To(BeFalse(), "%v not selected", set)
+				}
+			}
+		})
 	}
 }
