@@ -210,3 +210,17 @@ spec:
 		g.Expect(err).To(MatchError(ContainSubstring("is not a positive quantity")), bad)
 	}
 }
+
+func TestByResource(t *testing.T) {
+	for _, tc := range []struct {
+		counts map[string]int
+		want   string
+	}{
+		{counts: nil, want: ""},
+		{counts: map[string]int{"jobs": 1, "events": 3}, want: " (events 3, jobs 1)"},
+	} {
+		if got := byResource(tc.counts); got != tc.want {
+			t.Errorf("byResource(%v) = %q, want %q", tc.counts, got, tc.want)
+		}
+	}
+}

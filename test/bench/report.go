@@ -85,6 +85,8 @@ type idleResult struct {
 	Writes         int     `json:"writes"`
 	Reconciles     int     `json:"reconciles"`
 	ObjectsChanged int     `json:"objectsChanged"`
+	// ChangedByResource are the objects changed by resource (events, jobs).
+	ChangedByResource map[string]int `json:"changedByResource,omitempty"`
 }
 
 type memoryResult struct {
@@ -190,7 +192,8 @@ func (s sizeResult) print(w io.Writer) error {
 			k.Kind, cpuByProcess(k.Baseline.ControlPlaneCPU, k.Floor.ControlPlaneCPU, k.Operator.ControlPlaneCPU), k.Operator.CPUSeconds)
 	}
 	m := s.Memory
-	out.printf("idle %.0fs: %d writes, %d reconciles, %d objects changed\n", s.Idle.Seconds, s.Idle.Writes, s.Idle.Reconciles, s.Idle.ObjectsChanged)
+	out.printf("idle %.0fs: %d writes, %d reconciles, %d objects changed%s\n",
+		s.Idle.Seconds, s.Idle.Writes, s.Idle.Reconciles, s.Idle.ObjectsChanged, byResource(s.Idle.ChangedByResource))
 	out.printf("memory: peak RSS %.1f MiB (the binary's pages %.1f MiB); "+
 		"heap %.1f -> %.1f MiB over %d cached objects: %.2f KiB each, of live objects %.2f KiB; CPU %.1f s\n",
 		float64(m.PeakRSSBytes)/mib, float64(m.RSSFileBytes)/mib, float64(m.HeapStartBytes)/mib, float64(m.HeapEndBytes)/mib,
@@ -300,4 +303,16 @@ func compare(w io.Writer, oldPath, newPath string) error {
 		row(a.N, "CPU s", b.CPUSeconds, a.CPUSeconds)
 	}
 	return errors.Join(table.err, tw.Flush())
+}
+
+// byResource is " (events 3, jobs 1)" for counts by resource, or "" for none.
+func byResource(counts map[string]int) string {
+	parts := make([]string, 0, len(counts))
+	for _, resource := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", resource, counts[resource]))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }

@@ -13,14 +13,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/seed-operators/seed-operator/controllers"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
@@ -35,8 +39,8 @@ const (
 	leaseSettle      = 300 * time.Millisecond
 )
 
-// ownedResources are the kinds of object the operator makes; its cache
-// holds those with its managed-by label.
+// ownedResources are the kinds of object the operator makes, which the
+// idle minute watches with the custom resources and the events.
 var ownedResources = []schema.GroupVersionResource{
 	deployments, jobs, pods, claims,
 	corev1.SchemeGroupVersion.WithResource("services"),
@@ -251,23 +255,32 @@ func (c *clients) idle(ctx context.Context, op *operator, renewals *leaseUpdates
 		return idleResult{}, err
 	}
 	changed := 0
+	byResource := map[string]int{}
 	for uid, version := range versionsAfter {
 		if versionsBefore[uid] != version {
 			changed++
+			byResource[version.resource]++
 		}
 	}
-	for uid := range versionsBefore {
+	for uid, version := range versionsBefore {
 		if _, ok := versionsAfter[uid]; !ok {
 			changed++
+			byResource[version.resource]++
 		}
 	}
 	all := "controller_runtime_reconcile_total"
 	return idleResult{
-		Seconds:        d.Seconds(),
-		Writes:         int(writes(requests(before, after))),
-		Reconciles:     int(after.metrics.Value(all) - before.metrics.Value(all)),
-		ObjectsChanged: changed,
+		Seconds:           d.Seconds(),
+		Writes:            int(writes(requests(before, after))),
+		Reconciles:        int(after.metrics.Value(all) - before.metrics.Value(all)),
+		ObjectsChanged:    changed,
+		ChangedByResource: byResource,
 	}, nil
+}
+
+// objectVersion is an object's resource and resourceVersion.
+type objectVersion struct {
+	resource, version string
 }
 
 // crResources are the custom resources measured.
@@ -275,28 +288,42 @@ var crResources = []schema.GroupVersionResource{webServers, echoes, immortalCont
 
 // versions are the resourceVersions of the custom resources, the objects
 // of the kinds the operator makes, and the events, by UID.
-func (c *clients) versions(ctx context.Context, namespaces []string) (map[string]string, error) {
-	out := map[string]string{}
+func (c *clients) versions(ctx context.Context, namespaces []string) (map[string]objectVersion, error) {
+	out := map[string]objectVersion{}
 	resources := append(append([]schema.GroupVersionResource{}, crResources...), ownedResources...)
 	resources = append(resources, eventsv1.SchemeGroupVersion.WithResource("events"))
-	err := c.eachObject(ctx, namespaces, resources, metav1.ListOptions{}, func(item *unstructured.Unstructured) {
-		out[string(item.GetUID())] = item.GetResourceVersion()
-	})
-	return out, err
+	for _, gvr := range resources {
+		err := c.eachObject(ctx, namespaces, []schema.GroupVersionResource{gvr}, metav1.ListOptions{}, func(item *unstructured.Unstructured) {
+			out[string(item.GetUID())] = objectVersion{resource: gvr.Resource, version: item.GetResourceVersion()}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // countCached counts the objects the operator's cache holds for the
 // benchmark: the custom resources, and the objects of the kinds it makes
-// that carry its managed-by label.
+// that its cache selects, as the manager builds the cache.
 func (c *clients) countCached(ctx context.Context, namespaces []string) (int, error) {
 	count := 0
 	add := func(*unstructured.Unstructured) { count++ }
 	if err := c.eachObject(ctx, namespaces, crResources, metav1.ListOptions{}, add); err != nil {
 		return 0, err
 	}
-	managed := metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ManagedBy}
-	err := c.eachObject(ctx, namespaces, ownedResources, managed, add)
-	return count, err
+	for obj, byObject := range kube.CacheOptions(nil, controllers.Owned...).ByObject {
+		gvk, err := apiutil.GVKForObject(obj, clientgoscheme.Scheme)
+		if err != nil {
+			return 0, err
+		}
+		gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+		selected := metav1.ListOptions{LabelSelector: byObject.Label.String()}
+		if err := c.eachObject(ctx, namespaces, []schema.GroupVersionResource{gvr}, selected, add); err != nil {
+			return 0, err
+		}
+	}
+	return count, nil
 }
 
 // eachObject calls f with each object of the resources in the namespaces,
