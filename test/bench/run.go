@@ -278,6 +278,18 @@ func (c *clients) idle(ctx context.Context, op *operator, renewals *leaseUpdates
 	}, nil
 }
 
+// reporter is the controller that reported an event: the control plane's
+// components report through the old API, which the new one shows as its
+// deprecated source.
+func reporter(event *unstructured.Unstructured) string {
+	for _, field := range [][]string{{"reportingController"}, {"deprecatedSource", "component"}} {
+		if name, _, _ := unstructured.NestedString(event.Object, field...); name != "" {
+			return name
+		}
+	}
+	return "an unnamed controller"
+}
+
 // objectVersion is an object's resource and resourceVersion.
 type objectVersion struct {
 	resource, version string
@@ -294,7 +306,11 @@ func (c *clients) versions(ctx context.Context, namespaces []string) (map[string
 	resources = append(resources, eventsv1.SchemeGroupVersion.WithResource("events"))
 	for _, gvr := range resources {
 		err := c.eachObject(ctx, namespaces, []schema.GroupVersionResource{gvr}, metav1.ListOptions{}, func(item *unstructured.Unstructured) {
-			out[string(item.GetUID())] = objectVersion{resource: gvr.Resource, version: item.GetResourceVersion()}
+			resource := gvr.Resource
+			if resource == "events" {
+				resource += " of " + reporter(item)
+			}
+			out[string(item.GetUID())] = objectVersion{resource: resource, version: item.GetResourceVersion()}
 		})
 		if err != nil {
 			return nil, err
