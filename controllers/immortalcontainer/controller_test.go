@@ -423,6 +423,12 @@ var _ = Describe("ImmortalContainer controller", func() {
 		pod := podAfter(ctx, "app", "")
 		errorsBefore, err := testenv.ReconcileErrors("immortalcontainer")
 		Expect(err).NotTo(HaveOccurred())
+		refusedCreates := func() (float64, error) {
+			m, err := testenv.ProcessMetrics()
+			return m.Sum("rest_client_requests_total", map[string]string{"method": "POST", "code": "403"}), err
+		}
+		refusedBefore, err := refusedCreates()
+		Expect(err).NotTo(HaveOccurred())
 
 		// envtest runs no namespace controller: the namespace stays
 		// Terminating, with the ImmortalContainer in it, and refuses new pods.
@@ -443,6 +449,8 @@ var _ = Describe("ImmortalContainer controller", func() {
 		Consistently(ctx, func() (float64, error) {
 			return testenv.ReconcileErrors("immortalcontainer")
 		}, 3*time.Second).Should(Equal(errorsBefore))
+		// Nor does it warn: the namespace would refuse the event as well.
+		Expect(refusedCreates()).To(Equal(refusedBefore), "events refused in the namespace being deleted")
 		expectNoPod(ctx, "app")
 	})
 

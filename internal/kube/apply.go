@@ -178,7 +178,11 @@ func (a *Applier) apply(
 	}
 	ctx, status := withResponseStatus(ctx)
 	if err := a.Writer.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		a.warn(owner, "Apply", "Could not apply %s %s: %v", kind, key.Name, err)
+		// A namespace being deleted refuses the event as it refused the
+		// object, and the owner goes with it.
+		if !namespaceTerminating(err) {
+			a.warn(owner, "Apply", "Could not apply %s %s: %v", kind, key.Name, err)
+		}
 		return false, fmt.Errorf("applying %s %s: %w", kind, key, err)
 	}
 	return *status == http.StatusCreated, nil

@@ -14,7 +14,7 @@ import (
 // fills the log, until the spec changes or the refused object's state does,
 // and either brings a reconcile of its own; a namespace being deleted takes
 // the owner with it. The status still reports err, and the apply a warning
-// event.
+// event unless the namespace is being deleted (it would refuse the event).
 func IgnoreRefused(err error) error {
 	if err == nil || refused(err) {
 		return nil
@@ -35,9 +35,15 @@ func refused(err error) bool {
 		}
 		return true
 	case apierrors.APIStatus:
-		return e.Status().Reason == metav1.StatusReasonInvalid || apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
+		return e.Status().Reason == metav1.StatusReasonInvalid || namespaceTerminating(err)
 	case interface{ Unwrap() error }:
 		return refused(e.Unwrap())
 	}
 	return false
+}
+
+// namespaceTerminating tells whether err is the namespace lifecycle
+// admission's refusal to create an object in a namespace being deleted.
+func namespaceTerminating(err error) bool {
+	return apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
 }

@@ -100,15 +100,22 @@ func seriesValue(series *dto.Metric) float64 {
 // ReconcileErrors is how many reconciles of the named controller in this
 // process have returned an error, as its metrics count them.
 func ReconcileErrors(controller string) (float64, error) {
+	m, err := ProcessMetrics()
+	return m.Sum(reconcileErrorsMetric, map[string]string{"controller": controller}), err
+}
+
+// ProcessMetrics are the metrics of the controllers and of the API clients
+// in this process, the suite's among them, as the manager serves them.
+func ProcessMetrics() (Metrics, error) {
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {
-		return 0, fmt.Errorf("gathering the controllers' metrics: %w", err)
+		return nil, fmt.Errorf("gathering the controllers' metrics: %w", err)
 	}
 	m := Metrics{}
 	for _, family := range families {
 		m[family.GetName()] = family
 	}
-	return m.Sum(reconcileErrorsMetric, map[string]string{"controller": controller}), nil
+	return m, nil
 }
 
 // MetricsReaderToken is a token of the ServiceAccount name in the
