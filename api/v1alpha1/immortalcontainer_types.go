@@ -15,21 +15,27 @@ type ImmortalContainerSpec struct {
 	// the pod.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\s\\\\v\\\\x{85}\\\\p{Z}]')",message="image must not contain whitespace"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\s\\\\v\\\\p{Z}\\\\p{Cc}\\\\x{fffe}\\\\x{ffff}]')",message="image must not contain whitespace or control characters"
 	// +required
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image"`
 
-	// command replaces the image's entrypoint.
+	// command replaces the image's entrypoint. The control characters that
+	// server-side apply cannot carry (U+007F to U+009F, U+0085 aside, and
+	// U+FFFE, U+FFFF) are refused.
 	// +kubebuilder:validation:MaxItems=64
 	// +listType=atomic
+	// +kubebuilder:validation:items:Pattern=`^[^\x{7f}-\x{84}\x{86}-\x{9f}\x{fffe}\x{ffff}]*$`
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Command",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Command []string `json:"command,omitempty"`
 
-	// args are the arguments to the entrypoint.
+	// args are the arguments to the entrypoint. The control characters that
+	// server-side apply cannot carry (U+007F to U+009F, U+0085 aside, and
+	// U+FFFE, U+FFFF) are refused.
 	// +kubebuilder:validation:MaxItems=256
 	// +listType=atomic
+	// +kubebuilder:validation:items:Pattern=`^[^\x{7f}-\x{84}\x{86}-\x{9f}\x{fffe}\x{ffff}]*$`
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Arguments",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Args []string `json:"args,omitempty"`
@@ -69,8 +75,11 @@ type EnvVar struct {
 	Name string `json:"name"`
 
 	// value of the variable. $(VAR) references to variables defined
-	// before it are expanded, as in a pod; $$ escapes them.
+	// before it are expanded, as in a pod; $$ escapes them. The control
+	// characters that server-side apply cannot carry (U+007F to U+009F,
+	// U+0085 aside, and U+FFFE, U+FFFF) are refused.
 	// +optional
+	// +kubebuilder:validation:Pattern=`^[^\x{7f}-\x{84}\x{86}-\x{9f}\x{fffe}\x{ffff}]*$`
 	Value string `json:"value,omitempty"`
 
 	// valueFrom takes the value from a field of the pod, a resource of the

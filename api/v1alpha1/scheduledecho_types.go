@@ -8,9 +8,11 @@ import (
 // ScheduledEchoSpec is a message to print on a schedule.
 type ScheduledEchoSpec struct {
 	// message is printed by each run's container, as it is: no shell runs
-	// it.
+	// it. The control characters that server-side apply cannot carry
+	// (U+007F to U+009F, U+0085 aside, and U+FFFE, U+FFFF) are refused.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\x{7f}-\\\\x{84}\\\\x{86}-\\\\x{9f}\\\\x{fffe}\\\\x{ffff}]')",message="message must not contain the control characters U+007F to U+009F (U+0085 aside), U+FFFE or U+FFFF, which server-side apply cannot carry"
 	// +required
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Message",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Message string `json:"message"`
@@ -79,7 +81,7 @@ type ScheduledEchoSpec struct {
 	// +kubebuilder:default="docker.io/library/busybox:1.37.0"
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\s\\\\v\\\\x{85}\\\\p{Z}]')",message="image must not contain whitespace"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\s\\\\v\\\\p{Z}\\\\p{Cc}\\\\x{fffe}\\\\x{ffff}]')",message="image must not contain whitespace or control characters"
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image,omitempty"`

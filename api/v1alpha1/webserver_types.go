@@ -37,7 +37,7 @@ type WebServerSpec struct {
 	// +kubebuilder:default="docker.io/nginxinc/nginx-unprivileged:1.29.3-alpine"
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\s\\\\v\\\\x{85}\\\\p{Z}]')",message="image must not contain whitespace"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\s\\\\v\\\\p{Z}\\\\p{Cc}\\\\x{fffe}\\\\x{ffff}]')",message="image must not contain whitespace or control characters"
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image,omitempty"`
