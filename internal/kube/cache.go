@@ -42,10 +42,10 @@ type Owned struct {
 // (nil for all), and, for each owned kind, only the objects the operator
 // manages, so that a cluster full of other Deployments and Services costs
 // the manager no memory; of those, only the ones made for the kinds that
-// read them, when they say (Owned.Of). Of the managed fields, the cache keeps only those
-// the operator reads: none of its custom resources', and of owned
-// objects', those TrimManagedFields keeps. A kind that several controllers
-// own keeps its spec when any of them reads it.
+// read them, when they say (Owned.Of). Of the managed fields, the cache
+// keeps only those the operator reads: none of its custom resources', and
+// of owned objects', those TrimManagedFields keeps. A kind that several
+// controllers own keeps its spec when any of them reads it.
 func CacheOptions(namespaces map[string]cache.Config, owned ...Owned) cache.Options {
 	return cache.Options{
 		DefaultNamespaces: namespaces,
