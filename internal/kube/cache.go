@@ -141,15 +141,12 @@ func trimToStatus(obj any, keepApplied bool) (any, error) {
 }
 
 // digestOfWhole is appliedDigest of an object that still has its spec, and
-// whether it could be computed. The object keeps the kind it had, as
-// objects from the cache lack it.
+// whether it could be computed.
 func digestOfWhole(o client.Object) (string, bool) {
 	gvk, err := apiutil.GVKForObject(o, clientgoscheme.Scheme)
 	if err != nil {
 		return "", false
 	}
-	kind := o.GetObjectKind().GroupVersionKind()
-	defer o.GetObjectKind().SetGroupVersionKind(kind)
 	sum, err := appliedDigest(o, gvk)
 	return sum, err == nil
 }

@@ -10,9 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -106,41 +103,7 @@ func TestTrimManagedFieldsLeavesOtherObjects(t *testing.T) {
 // of what the operator applied in place of the spec; the Applier's check
 // gives the same answer from it as from the whole object.
 func TestTrimToStatus(t *testing.T) {
-	desired := func(image string) *appsv1ac.DeploymentApplyConfiguration {
-		return appsv1ac.Deployment("web", "ns").
-			WithLabels(map[string]string{"app": "a"}).
-			WithSpec(appsv1ac.DeploymentSpec().
-				WithReplicas(2).
-				WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "a"})).
-				WithTemplate(corev1ac.PodTemplateSpec().
-					WithLabels(map[string]string{"app": "a"}).
-					WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("nginx").WithImage(image)))))
-	}
-	// applied is the Deployment as the API server keeps it once the
-	// operator applied config, with the entry the apply leaves.
-	applied := func(t *testing.T, config ApplyConfiguration, annotations map[string]string) *appsv1.Deployment {
-		want, err := typedDesired(config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fields, err := want.fields.Difference(identityFields).ToJSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := &appsv1.Deployment{}
-		if err := remarshal(config, d); err != nil {
-			t.Fatal(err)
-		}
-		d.TypeMeta = metav1.TypeMeta{}
-		d.Annotations = annotations
-		d.ManagedFields = []metav1.ManagedFieldsEntry{{
-			Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
-			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(fields)),
-		}}
-		d.Status = appsv1.DeploymentStatus{ReadyReplicas: 2}
-		return d
-	}
-	nginx := desired("nginx:1.27")
+	nginx := testDeployment("nginx:1.27")
 
 	tests := []struct {
 		name       string
@@ -152,22 +115,22 @@ func TestTrimToStatus(t *testing.T) {
 	}{
 		{
 			name:       "as applied",
-			obj:        func(t *testing.T) *appsv1.Deployment { return applied(t, nginx, nil) },
+			obj:        func(t *testing.T) *appsv1.Deployment { return appliedObject(t, nginx, nil) },
 			desired:    nginx,
 			wantDigest: true,
 			want:       BeTrue(),
 		},
 		{
 			name:       "a new image is not in place",
-			obj:        func(t *testing.T) *appsv1.Deployment { return applied(t, nginx, nil) },
-			desired:    desired("nginx:1.28"),
+			obj:        func(t *testing.T) *appsv1.Deployment { return appliedObject(t, nginx, nil) },
+			desired:    testDeployment("nginx:1.28"),
 			wantDigest: true,
 			want:       BeFalse(),
 		},
 		{
 			name: "a value changed under the operator's entry",
 			obj: func(t *testing.T) *appsv1.Deployment {
-				d := applied(t, nginx, map[string]string{"note": "kept"})
+				d := appliedObject(t, nginx, map[string]string{"note": "kept"})
 				d.Spec.Template.Spec.Containers[0].Image = "busybox"
 				return d
 			},
@@ -178,7 +141,7 @@ func TestTrimToStatus(t *testing.T) {
 		{
 			name: "a digest written on the server is not believed",
 			obj: func(t *testing.T) *appsv1.Deployment {
-				return applied(t, desired("busybox"), map[string]string{appliedDigestAnnotation: "forged"})
+				return appliedObject(t, testDeployment("busybox"), map[string]string{appliedDigestAnnotation: "forged"})
 			},
 			desired:    nginx,
 			wantDigest: true,
@@ -187,7 +150,7 @@ func TestTrimToStatus(t *testing.T) {
 		{
 			name: "never applied by the operator",
 			obj: func(t *testing.T) *appsv1.Deployment {
-				d := applied(t, nginx, map[string]string{appliedDigestAnnotation: "forged"})
+				d := appliedObject(t, nginx, map[string]string{appliedDigestAnnotation: "forged"})
 				d.ManagedFields = nil
 				return d
 			},
@@ -197,7 +160,7 @@ func TestTrimToStatus(t *testing.T) {
 		{
 			name: "an entry that cannot be read keeps the object whole",
 			obj: func(t *testing.T) *appsv1.Deployment {
-				d := applied(t, nginx, nil)
+				d := appliedObject(t, nginx, nil)
 				d.ManagedFields[0].FieldsV1 = metav1.NewFieldsV1(`{"f:spec":`)
 				return d
 			},

@@ -4,15 +4,22 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
-// digest must tell apart exactly the values value.Equals tells apart, which
-// is what the Applier compared before the cache kept only digests.
+// Of a field applied whole, digest must tell apart exactly the values
+// value.Equals tells apart, which is what the Applier compared before the
+// cache kept only digests.
 func TestDigest(t *testing.T) {
 	replicas := fieldpath.NewSet(fieldpath.MakePathOrDie("spec", "replicas"))
-	image := fieldpath.NewSet(fieldpath.MakePathOrDie("spec", "image"))
+	minReady := fieldpath.NewSet(fieldpath.MakePathOrDie("spec", "minReadySeconds"))
 	tests := []struct {
 		name       string
 		a, b       any
@@ -31,7 +38,17 @@ func TestDigest(t *testing.T) {
 		{name: "null and an empty map", a: nil, b: map[string]any{}},
 		{name: "null and an empty string", a: nil, b: ""},
 		{name: "a key more", a: map[string]any{"x": int64(1)}, b: map[string]any{"x": int64(1), "y": nil}},
-		{name: "the same value under other fields", a: int64(1), b: int64(1), fieldsB: image},
+		{name: "the same value under other fields", a: int64(1), b: int64(1), fieldsB: minReady},
+	}
+	// Any value is read whole at a scalar field: the walk does not validate.
+	kind, err := typeOf(appsv1.SchemeGroupVersion.WithKind("Deployment"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deployment := func(fields *fieldpath.Set, v any) value.Value {
+		spec := map[string]any{}
+		fields.Leaves().Iterate(func(p fieldpath.Path) { spec[*p[1].FieldName] = v })
+		return value.NewValueInterface(map[string]any{"spec": spec})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,9 +59,9 @@ func TestDigest(t *testing.T) {
 			if tt.fieldsB != nil {
 				fieldsB = tt.fieldsB
 			}
-			da, err := digest(replicas, a)
+			da, err := digest(replicas, deployment(replicas, tt.a), kind)
 			g.Expect(err).NotTo(HaveOccurred())
-			db, err := digest(fieldsB, b)
+			db, err := digest(fieldsB, deployment(fieldsB, tt.b), kind)
 			g.Expect(err).NotTo(HaveOccurred())
 			if tt.wantEquals {
 				g.Expect(da).To(Equal(db))
@@ -53,4 +70,124 @@ func TestDigest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The digest of a live object reads the fields of the operator's entry
+// alone, and each as the apply owns it: a granular list or map by its
+// presence, an atomic one whole, a list item by its keys as the API server
+// names it.
+func TestDigestReadsTheAppliedFields(t *testing.T) {
+	nginx := testDeployment("nginx:1.27")
+	service := corev1ac.Service("web", "ns").WithSpec(corev1ac.ServiceSpec().
+		WithSelector(map[string]string{"app": "a"}).
+		WithPorts(corev1ac.ServicePort().WithName("http").WithPort(80).WithTargetPort(intstr.FromString("http"))))
+	deployment := func(change func(d *appsv1.Deployment)) func(t *testing.T) client.Object {
+		return func(t *testing.T) client.Object {
+			d := appliedObject(t, nginx, nil)
+			change(d)
+			return d
+		}
+	}
+	pod := func(d *appsv1.Deployment) *corev1.PodSpec { return &d.Spec.Template.Spec }
+	tests := []struct {
+		name    string
+		desired ApplyConfiguration
+		live    func(t *testing.T) client.Object
+		want    bool
+	}{
+		{
+			name:    "as applied",
+			desired: nginx,
+			live:    deployment(func(*appsv1.Deployment) {}),
+			want:    true,
+		},
+		{
+			name:    "others' fields beside the operator's, and in what it applied empty",
+			desired: nginx,
+			live: deployment(func(d *appsv1.Deployment) {
+				d.Labels["team"] = "web"
+				d.Spec.ProgressDeadlineSeconds = ptr.To[int32](600)
+				pod(d).SecurityContext.RunAsUser = ptr.To[int64](1000)
+				pod(d).Volumes[0].EmptyDir.Medium = corev1.StorageMediumMemory
+				pod(d).Containers = append(pod(d).Containers, corev1.Container{Name: "sidecar", Image: "proxy"})
+			}),
+			want: true,
+		},
+		{
+			name:    "a key the server defaults",
+			desired: service,
+			live: func(t *testing.T) client.Object {
+				s := &corev1.Service{}
+				applyTo(t, service, s)
+				s.Spec.Ports[0].Protocol = corev1.ProtocolTCP
+				return s
+			},
+			want: true,
+		},
+		{
+			name:    "a value changed in an applied item",
+			desired: nginx,
+			live:    deployment(func(d *appsv1.Deployment) { pod(d).Containers[0].Ports[0].ContainerPort = 80 }),
+		},
+		{
+			name:    "an item more in an atomic list",
+			desired: nginx,
+			live: deployment(func(d *appsv1.Deployment) {
+				caps := pod(d).Containers[0].SecurityContext.Capabilities
+				caps.Drop = append(caps.Drop, "NET_RAW")
+			}),
+		},
+		{
+			name:    "a key more in an atomic map",
+			desired: nginx,
+			live:    deployment(func(d *appsv1.Deployment) { d.Spec.Selector.MatchLabels["tier"] = "web" }),
+		},
+		{
+			name:    "an applied item gone",
+			desired: nginx,
+			live:    deployment(func(d *appsv1.Deployment) { pod(d).Volumes = nil }),
+		},
+		{
+			name:    "an applied field gone",
+			desired: nginx,
+			live:    deployment(func(d *appsv1.Deployment) { pod(d).Containers[0].ReadinessProbe.PeriodSeconds = 0 }),
+		},
+		{
+			name:    "an applied empty map gone",
+			desired: nginx,
+			live:    deployment(func(d *appsv1.Deployment) { pod(d).Volumes[0].EmptyDir = nil }),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			upToDate, err := UpToDate(tt.desired, tt.live(t))
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(upToDate).To(Equal(tt.want))
+		})
+	}
+}
+
+// The digest is taken of every object the cache stores and of every desired
+// object the Applier compares: what it costs, for a WebServer's Deployment.
+func BenchmarkDigest(b *testing.B) {
+	config := testDeployment("nginx:1.27")
+	b.Run("desired", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := typedDesired(config); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		live := appliedObject(b, config, nil)
+		gvk := appsv1.SchemeGroupVersion.WithKind("Deployment")
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := appliedDigest(live, gvk); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
@@ -64,7 +66,7 @@ func typedDesired(desired ApplyConfiguration) (*desiredObject, error) {
 	}
 	// The API server leaves the identity fields out of the apply's entry.
 	applied := fields.Difference(identityFields)
-	sum, err := digest(applied, want.ExtractItems(applied).AsValue())
+	sum, err := digest(applied, want.AsValue(), kindType{schema: want.Schema(), ref: want.TypeRef()})
 	if err != nil {
 		return nil, err
 	}
@@ -112,9 +114,29 @@ func toTyped(desired ApplyConfiguration) (*typed.TypedValue, error) {
 	return typeConverter.ObjectToTyped(u)
 }
 
-// liveTyped is live as a value of its kind's schema. It sets live's kind,
-// which objects from the cache lack.
-func liveTyped(live client.Object, gvk schema.GroupVersionKind) (*typed.TypedValue, error) {
-	live.GetObjectKind().SetGroupVersionKind(gvk)
-	return typeConverter.ObjectToTyped(live)
+// kindType is the schema of a kind's objects, and their type in it.
+type kindType struct {
+	schema *smdschema.Schema
+	ref    smdschema.TypeRef
+}
+
+// kindTypes holds the kindType of each kind the operator read.
+var kindTypes sync.Map
+
+// typeOf is the kindType of gvk, learnt from an empty object of the kind.
+// The operator reads live objects against it unvalidated: the API server
+// validated them, and validating them again took two thirds of the time
+// the cache's transform spent on a Deployment (BenchmarkDigest).
+func typeOf(gvk schema.GroupVersionKind) (kindType, error) {
+	if t, ok := kindTypes.Load(gvk); ok {
+		return t.(kindType), nil
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	empty, err := typeConverter.ObjectToTyped(u)
+	if err != nil {
+		return kindType{}, err
+	}
+	t, _ := kindTypes.LoadOrStore(gvk, kindType{schema: empty.Schema(), ref: empty.TypeRef()})
+	return t.(kindType), nil
 }
