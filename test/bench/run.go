@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/seed-operators/seed-operator/controllers"
@@ -39,12 +41,30 @@ const (
 	leaseSettle      = 300 * time.Millisecond
 )
 
-// ownedResources are the kinds of object the operator makes, which the
-// idle minute watches with the custom resources and the events.
-var ownedResources = []schema.GroupVersionResource{
-	deployments, jobs, pods, claims,
-	corev1.SchemeGroupVersion.WithResource("services"),
-	{Group: "batch", Version: "v1", Resource: "cronjobs"},
+// ownedResources are the resources of the kinds the operator makes, which
+// the idle minute watches with the custom resources and the events.
+func ownedResources() ([]schema.GroupVersionResource, error) {
+	var out []schema.GroupVersionResource
+	for _, owned := range controllers.Owned {
+		gvr, err := resourceOf(owned.Type)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, gvr) {
+			out = append(out, gvr)
+		}
+	}
+	return out, nil
+}
+
+// resourceOf is the resource of an object of a built-in kind.
+func resourceOf(obj client.Object) (schema.GroupVersionResource, error) {
+	gvk, err := apiutil.GVKForObject(obj, clientgoscheme.Scheme)
+	if err != nil {
+		return schema.GroupVersionResource{}, err
+	}
+	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	return gvr, nil
 }
 
 // benchSize runs the baseline, the floor and then the operator for every
@@ -302,8 +322,11 @@ var crResources = []schema.GroupVersionResource{webServers, echoes, immortalCont
 // of the kinds the operator makes, and the events, by UID.
 func (c *clients) versions(ctx context.Context, namespaces []string) (map[string]objectVersion, error) {
 	out := map[string]objectVersion{}
-	resources := append(append([]schema.GroupVersionResource{}, crResources...), ownedResources...)
-	resources = append(resources, eventsv1.SchemeGroupVersion.WithResource("events"))
+	owned, err := ownedResources()
+	if err != nil {
+		return nil, err
+	}
+	resources := slices.Concat(crResources, owned, []schema.GroupVersionResource{eventsv1.SchemeGroupVersion.WithResource("events")})
 	for _, gvr := range resources {
 		err := c.eachObject(ctx, namespaces, []schema.GroupVersionResource{gvr}, metav1.ListOptions{}, func(item *unstructured.Unstructured) {
 			resource := gvr.Resource
@@ -329,11 +352,10 @@ func (c *clients) countCached(ctx context.Context, namespaces []string) (int, er
 		return 0, err
 	}
 	for obj, byObject := range kube.CacheOptions(nil, controllers.Owned...).ByObject {
-		gvk, err := apiutil.GVKForObject(obj, clientgoscheme.Scheme)
+		gvr, err := resourceOf(obj)
 		if err != nil {
 			return 0, err
 		}
-		gvr, _ := meta.UnsafeGuessKindToResource(gvk)
 		selected := metav1.ListOptions{LabelSelector: byObject.Label.String()}
 		if err := c.eachObject(ctx, namespaces, []schema.GroupVersionResource{gvr}, selected, add); err != nil {
 			return 0, err
