@@ -46,11 +46,10 @@ func appliedDigest(obj client.Object, gvk schema.GroupVersionKind) (string, erro
 	return digest(owned, live, t)
 }
 
-// digest is a digest of a set of fields and of what obj, of type t, has
-// at each. Two
-// are equal exactly when the sets are equal and each field is missing in
-// both, or there in both where it is a list or map that the set names
-// alone (its items may be someone else's), or else has values that
+// digest is a digest of a set of fields and of what obj, of type t, has at
+// each. Two are equal exactly when the sets are equal and each field is
+// missing in both, or there in both where it is a list or map that the set
+// names alone (its items may be someone else's), or else has values that
 // value.Equals holds for: map keys are taken in order, and a float that is
 // a whole number counts as that integer. Only the fields of the set are
 // read: extracting them into a value of their own first took twice the
@@ -83,20 +82,20 @@ func (d *digester) fields(set *fieldpath.Set, v value.Value, t smdschema.TypeRef
 		if _, under := set.Children.Get(pe); under {
 			return // written with the fields under it
 		}
-		child, t, ok := d.child(atom, v, pe)
+		child, childType, ok := d.child(atom, v, pe)
 		if !ok {
 			d.write('m', "")
 			return
 		}
-		d.leaf(child, t)
+		d.leaf(child, childType)
 	})
 	set.Children.Iterate(func(pe fieldpath.PathElement) {
 		under, _ := set.Children.Get(pe)
-		child, t, ok := d.child(atom, v, pe)
+		child, childType, ok := d.child(atom, v, pe)
 		if !ok {
 			child = value.NewValueInterface(nil) // every field under it is missing
 		}
-		d.fields(under, child, t)
+		d.fields(under, child, childType)
 	})
 }
 
