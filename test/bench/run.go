@@ -327,17 +327,15 @@ func (c *clients) versions(ctx context.Context, namespaces []string) (map[string
 		return nil, err
 	}
 	resources := slices.Concat(crResources, owned, []schema.GroupVersionResource{eventsv1.SchemeGroupVersion.WithResource("events")})
-	for _, gvr := range resources {
-		err := c.eachObject(ctx, namespaces, []schema.GroupVersionResource{gvr}, metav1.ListOptions{}, func(item *unstructured.Unstructured) {
-			resource := gvr.Resource
-			if resource == "events" {
-				resource += " of " + reporter(item)
-			}
-			out[string(item.GetUID())] = objectVersion{resource: resource, version: item.GetResourceVersion()}
-		})
-		if err != nil {
-			return nil, err
+	err = c.eachObject(ctx, namespaces, resources, metav1.ListOptions{}, func(gvr schema.GroupVersionResource, item *unstructured.Unstructured) {
+		resource := gvr.Resource
+		if resource == "events" {
+			resource += " of " + reporter(item)
 		}
+		out[string(item.GetUID())] = objectVersion{resource: resource, version: item.GetResourceVersion()}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -347,7 +345,7 @@ func (c *clients) versions(ctx context.Context, namespaces []string) (map[string
 // that its cache selects, as the manager builds the cache.
 func (c *clients) countCached(ctx context.Context, namespaces []string) (int, error) {
 	count := 0
-	add := func(*unstructured.Unstructured) { count++ }
+	add := func(schema.GroupVersionResource, *unstructured.Unstructured) { count++ }
 	if err := c.eachObject(ctx, namespaces, crResources, metav1.ListOptions{}, add); err != nil {
 		return 0, err
 	}
@@ -365,9 +363,10 @@ func (c *clients) countCached(ctx context.Context, namespaces []string) (int, er
 }
 
 // eachObject calls f with each object of the resources in the namespaces,
-// as listed with opts.
+// as listed with opts, and its resource.
 func (c *clients) eachObject(
-	ctx context.Context, namespaces []string, resources []schema.GroupVersionResource, opts metav1.ListOptions, f func(*unstructured.Unstructured),
+	ctx context.Context, namespaces []string, resources []schema.GroupVersionResource, opts metav1.ListOptions,
+	f func(schema.GroupVersionResource, *unstructured.Unstructured),
 ) error {
 	for _, namespace := range namespaces {
 		for _, gvr := range resources {
@@ -376,7 +375,7 @@ func (c *clients) eachObject(
 				return fmt.Errorf("listing %s in %s: %w", gvr.Resource, namespace, err)
 			}
 			for i := range list.Items {
-				f(&list.Items[i])
+				f(gvr, &list.Items[i])
 			}
 		}
 	}
