@@ -30,6 +30,12 @@ type Owned struct {
 	// ForeignSpecManagers. Without it the cache keeps only the digest of
 	// the fields the entry names.
 	AppliedFieldsRead bool
+	// TrimStatus, when set, keeps of an object's status only what the
+	// controller reads, in place: of a pod the operator only watches, the
+	// status is most of what the cache would hold. It trims only the
+	// objects no other controller reads, and, like any transform, must
+	// keep all of what it kept when given it again.
+	TrimStatus func(client.Object)
 	// Of is the kind, as the objects' LabelName says, whose objects of
 	// Type the controller reads, when it reads only those: the pods it
 	// watches are those of its own kind, not those the operator's Jobs
@@ -44,8 +50,7 @@ type Owned struct {
 // the manager no memory; of those, only the ones made for the kinds that
 // read them, when they say (Owned.Of). Of the managed fields, the cache
 // keeps only those the operator reads: none of its custom resources', and
-// of owned objects', those TrimManagedFields keeps. A kind that several
-// controllers own keeps its spec when any of them reads it.
+// of owned objects', those TrimManagedFields keeps.
 func CacheOptions(namespaces map[string]cache.Config, owned ...Owned) cache.Options {
 	return cache.Options{
 		DefaultNamespaces: namespaces,
@@ -54,30 +59,67 @@ func CacheOptions(namespaces map[string]cache.Config, owned ...Owned) cache.Opti
 	}
 }
 
+// managedOnly caches a kind that several controllers own once, for all of
+// them.
 func managedOnly(owned ...Owned) map[client.Object]cache.ByObject {
-	// A kind that several controllers own is cached for all of them.
-	merged := map[reflect.Type]Owned{}
-	kinds, everyKind := map[reflect.Type][]string{}, map[reflect.Type]bool{}
+	byType := map[reflect.Type]readers{}
 	for _, o := range owned {
 		t := reflect.TypeOf(o.Type)
-		m := merged[t]
-		merged[t] = Owned{
-			Type:              o.Type,
-			SpecRead:          m.SpecRead || o.SpecRead,
-			AppliedFieldsRead: m.AppliedFieldsRead || o.AppliedFieldsRead,
-		}
-		kinds[t] = append(kinds[t], o.Of)
-		everyKind[t] = everyKind[t] || o.Of == ""
+		byType[t] = append(byType[t], o)
 	}
-	byObject := make(map[client.Object]cache.ByObject, len(merged))
-	for t, o := range merged {
-		of := kinds[t]
-		if everyKind[t] {
-			of = nil
-		}
-		byObject[o.Type] = cache.ByObject{Label: managedSelector(of), Transform: o.transform}
+	byObject := make(map[client.Object]cache.ByObject, len(byType))
+	for _, rs := range byType {
+		byObject[rs[0].Type] = cache.ByObject{Label: managedSelector(rs.kinds()), Transform: rs.transform}
 	}
 	return byObject
+}
+
+// readers are the declarations of one kind by the controllers that own it.
+type readers []Owned
+
+// kinds are the kinds whose objects the readers read, or nil when one of
+// them reads every object of the kind.
+func (rs readers) kinds() []string {
+	kinds := make([]string, 0, len(rs))
+	for _, r := range rs {
+		if r.Of == "" {
+			return nil
+		}
+		kinds = append(kinds, r.Of)
+	}
+	return kinds
+}
+
+// transform is what the cache does to each object of the kind: it keeps
+// what the object's readers read, together (of).
+func (rs readers) transform(obj any) (any, error) {
+	return rs.of(obj).transform(obj)
+}
+
+// of is what the readers of obj read of it, together: its spec, and the
+// operator's managed-fields entry, when any of them does; its status
+// trimmed only when it has one reader, since a second one's trim could
+// keep what the first drops.
+func (rs readers) of(obj any) Owned {
+	var kind string
+	if o, ok := obj.(metav1.Object); ok {
+		kind = o.GetLabels()[LabelName]
+	}
+	var merged Owned
+	read := 0
+	for _, r := range rs {
+		if r.Of != "" && r.Of != kind {
+			continue
+		}
+		read++
+		merged.SpecRead = merged.SpecRead || r.SpecRead
+		merged.AppliedFieldsRead = merged.AppliedFieldsRead || r.AppliedFieldsRead
+		merged.TrimStatus = r.TrimStatus
+	}
+	if read > 1 {
+		merged.TrimStatus = nil
+	}
+	return merged
 }
 
 // managedSelector selects the objects the operator manages, of the kinds
@@ -95,10 +137,16 @@ func managedSelector(kinds []string) labels.Selector {
 	return selector.Add(*of)
 }
 
-// transform is what the cache does to each object of the kind it stores.
+// transform trims obj to what o says is read of it.
 func (o Owned) transform(obj any) (any, error) {
-	if _, err := TrimManagedFields(obj); err != nil || o.SpecRead {
+	if _, err := TrimManagedFields(obj); err != nil {
 		return obj, err
+	}
+	if co, ok := obj.(client.Object); ok && o.TrimStatus != nil {
+		o.TrimStatus(co)
+	}
+	if o.SpecRead {
+		return obj, nil
 	}
 	return trimToStatus(obj, o.AppliedFieldsRead)
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -256,17 +257,78 @@ func TestOwnedTransformKeepsASpecRead(t *testing.T) {
 // A kind that two controllers own is cached once, with what either reads.
 func TestCacheOptionsMergesOwners(t *testing.T) {
 	g := NewWithT(t)
-	options := CacheOptions(nil, Owned{Type: &corev1.Pod{}}, Owned{Type: &corev1.Pod{}, AppliedFieldsRead: true})
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{{
+		Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:restartPolicy":{}}}`),
+	}}}, Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever}}
+	_, err := byObjectOf(g, Owned{Type: &corev1.Pod{}}, Owned{Type: &corev1.Pod{}, AppliedFieldsRead: true}).Transform(pod)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(pod.ManagedFields).To(HaveLen(1), "the entry one of them reads")
+	g.Expect(pod.Spec).To(BeZero(), "the spec neither reads")
+}
+
+// byObjectOf is the cache's options for the one kind that owned declares.
+func byObjectOf(g Gomega, owned ...Owned) cache.ByObject {
+	options := CacheOptions(nil, owned...)
 	g.Expect(options.ByObject).To(HaveLen(1))
 	for _, byObject := range options.ByObject {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{{
-			Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
-			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:restartPolicy":{}}}`),
-		}}}, Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever}}
-		_, err := byObject.Transform(pod)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(pod.ManagedFields).To(HaveLen(1), "the entry one of them reads")
-		g.Expect(pod.Spec).To(BeZero(), "the spec neither reads")
+		return byObject
+	}
+	return cache.ByObject{}
+}
+
+// A status is trimmed for the one controller that reads the object, and
+// kept whole when another reads it too.
+func TestCacheOptionsTrimsTheStatusOfOneReader(t *testing.T) {
+	trim := func(obj client.Object) { obj.(*corev1.Pod).Status = corev1.PodStatus{} }
+	tests := []struct {
+		name     string
+		owned    []Owned
+		kind     string
+		wantTrim bool
+	}{
+		{
+			name:     "a pod of the kind that trims",
+			owned:    []Owned{{Type: &corev1.Pod{}, Of: "webserver", TrimStatus: trim}, {Type: &corev1.Pod{}, Of: "immortalcontainer"}},
+			kind:     "webserver",
+			wantTrim: true,
+		},
+		{
+			name:  "a pod of another kind",
+			owned: []Owned{{Type: &corev1.Pod{}, Of: "webserver", TrimStatus: trim}, {Type: &corev1.Pod{}, Of: "immortalcontainer"}},
+			kind:  "immortalcontainer",
+		},
+		{
+			name:  "a pod that an owner of every kind reads too",
+			owned: []Owned{{Type: &corev1.Pod{}, Of: "webserver", TrimStatus: trim}, {Type: &corev1.Pod{}}},
+			kind:  "webserver",
+		},
+		{
+			name:  "a pod that an owner of every kind, declared first, reads too",
+			owned: []Owned{{Type: &corev1.Pod{}}, {Type: &corev1.Pod{}, Of: "webserver", TrimStatus: trim}},
+			kind:  "webserver",
+		},
+		{
+			name:  "a pod that two owners trim",
+			owned: []Owned{{Type: &corev1.Pod{}, TrimStatus: trim}, {Type: &corev1.Pod{}, TrimStatus: trim}},
+			kind:  "webserver",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			pod := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: map[string]string{LabelName: tt.kind}},
+				Status:     corev1.PodStatus{Phase: corev1.PodRunning},
+			}
+			_, err := byObjectOf(g, tt.owned...).Transform(pod)
+			g.Expect(err).NotTo(HaveOccurred())
+			if tt.wantTrim {
+				g.Expect(pod.Status).To(BeZero())
+			} else {
+				g.Expect(pod.Status.Phase).To(Equal(corev1.PodRunning))
+			}
+		})
 	}
 }
 
@@ -310,15 +372,12 @@ func TestCacheOptionsSelectsTheKindsRead(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			options := CacheOptions(nil, tt.owned...)
-			g.Expect(options.ByObject).To(HaveLen(1))
-			for _, byObject := range options.ByObject {
-				for _, set := range tt.selected {
-					g.Expect(byObject.Label.Matches(set)).To(BeTrue(), "%v selected", set)
-				}
-				for _, set := range tt.notSelected {
-					g.Expect(byObject.Label.Matches(set)).To(BeFalse(), "%v not selected", set)
-				}
+			selector := byObjectOf(g, tt.owned...).Label
+			for _, set := range tt.selected {
+				g.Expect(selector.Matches(set)).To(BeTrue(), "%v selected", set)
+			}
+			for _, set := range tt.notSelected {
+				g.Expect(selector.Matches(set)).To(BeFalse(), "%v not selected", set)
 			}
 		})
 	}
