@@ -66,8 +66,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 // Owned are the kinds of the objects a WebServer has, for the manager's
-// cache: the reconciler reads only their status, and only WebServers' pods.
-var Owned = []kube.Owned{{Type: &appsv1.Deployment{}}, {Type: &corev1.Service{}}, {Type: &corev1.Pod{}, Of: kind}}
+// cache: the reconciler reads only their status, only WebServers' pods, and
+// of those only why they cannot run.
+var Owned = []kube.Owned{
+	{Type: &appsv1.Deployment{}},
+	{Type: &corev1.Service{}},
+	{Type: &corev1.Pod{}, Of: kind, TrimStatus: keepProblemStatus},
+}
 
 // SetupWithManager reconciles a WebServer whenever it changes, its
 // Deployment or its Service changes, so drift and deletion of either are

@@ -44,6 +44,30 @@ func podProblem(pods []corev1.Pod) string {
 	return ""
 }
 
+// keepProblemStatus keeps of a pod's status what podProblem reads, for the
+// cache: the scheduler's condition and the waiting containers' states. The
+// rest (IPs, start times, images, other conditions) is most of what the
+// cache would hold of a pod, and a WebServer has one to each replica.
+func keepProblemStatus(obj client.Object) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	var kept corev1.PodStatus
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			kept.Conditions = append(kept.Conditions, corev1.PodCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message})
+		}
+	}
+	for _, s := range pod.Status.ContainerStatuses {
+		if s.State.Waiting != nil {
+			kept.ContainerStatuses = append(kept.ContainerStatuses,
+				corev1.ContainerStatus{Name: s.Name, State: corev1.ContainerState{Waiting: s.State.Waiting}})
+		}
+	}
+	pod.Status = kept
+}
+
 // podsByWebServer is the index of the cached pods by the WebServer they run
 // for. A label selector would match it against every pod of the namespace
 // on each reconcile: with 1,000 WebServers in one namespace, that was a

@@ -255,7 +255,16 @@ func TestPodProblem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			NewWithT(t).Expect(podProblem(tt.pods)).To(Equal(tt.want))
+			g := NewWithT(t)
+			g.Expect(podProblem(tt.pods)).To(Equal(tt.want))
+
+			cached := make([]corev1.Pod, 0, len(tt.pods))
+			for _, pod := range tt.pods {
+				pod := pod.DeepCopy()
+				keepProblemStatus(pod)
+				cached = append(cached, *pod)
+			}
+			g.Expect(podProblem(cached)).To(Equal(tt.want), "from what the cache keeps of the pods")
 		})
 	}
 }
