@@ -46,8 +46,8 @@ func podProblem(pods []corev1.Pod) string {
 
 // keepProblemStatus keeps of a pod's status what podProblem reads, for the
 // cache: the scheduler's condition and the waiting containers' states. The
-// rest (IPs, start times, images, other conditions) is most of what the
-// cache would hold of a pod, and a WebServer has one to each replica.
+// rest (IPs, start times, images, other conditions) is a quarter of what
+// the cache would hold of a pod, and a WebServer has one to each replica.
 func keepProblemStatus(obj client.Object) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {

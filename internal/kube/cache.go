@@ -16,7 +16,8 @@ import (
 )
 
 // Owned is a kind of object the operator makes, and what its controllers
-// read of those objects from the cache besides their metadata and status.
+// read of those objects from the cache besides their metadata and status
+// (of which TrimStatus may keep less).
 type Owned struct {
 	// Type is an empty object of the kind.
 	Type client.Object
@@ -32,7 +33,7 @@ type Owned struct {
 	AppliedFieldsRead bool
 	// TrimStatus, when set, keeps of an object's status only what the
 	// controller reads, in place: of a pod the operator only watches, the
-	// status is most of what the cache would hold. It trims only the
+	// status is a quarter of what the cache would hold. It trims only the
 	// objects no other controller reads, and, like any transform, must
 	// keep all of what it kept when given it again.
 	TrimStatus func(client.Object)
