@@ -11,4 +11,9 @@ const (
 	// ReasonReconcileFailed means the operator could not create or update an
 	// owned object; the message carries the API server's answer.
 	ReasonReconcileFailed = "ReconcileFailed"
+
+	// ReasonNameConflict means an object of the name the resource would give
+	// one of its objects exists and is not the resource's. The operator
+	// leaves that object as it is; the message names it.
+	ReasonNameConflict = "NameConflict"
 )

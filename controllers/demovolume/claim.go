@@ -3,7 +3,9 @@ package demovolume
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/kube"
@@ -42,6 +44,17 @@ func retainedClaim(dv *seedv1alpha1.DemoVolume, live *corev1.PersistentVolumeCla
 		c.Spec.Resources.WithRequests(corev1.ResourceList{corev1.ResourceStorage: request})
 	}
 	return c
+}
+
+// retainedFor tells whether a claim is one that a deleted DemoVolume of
+// dv's name retained, and so dv may take back: the one adoption the
+// operator makes. A claim anyone else made, labelled or not, stays theirs.
+func retainedFor(dv *seedv1alpha1.DemoVolume) kube.Adoptable {
+	return func(obj client.Object) bool {
+		labels := obj.GetLabels()
+		return labels[retainedLabel] == "true" && labels[kube.LabelName] == kind && labels[kube.LabelInstance] == dv.Name &&
+			metav1.GetControllerOf(obj) == nil
+	}
 }
 
 // claim asks for size GiB, in the storage class and access modes of the

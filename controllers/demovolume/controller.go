@@ -64,7 +64,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	original := dv.DeepCopy()
 
 	pvc := &corev1.PersistentVolumeClaim{}
-	applyErr := r.Applier.Apply(ctx, dv, desiredClaim(dv), pvc)
+	applyErr := r.Applier.Apply(ctx, dv, desiredClaim(dv), pvc, kube.AdoptIf(retainedFor(dv)))
 
 	computeStatus(dv, pvc, applyErr)
 	return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, dv))
@@ -119,9 +119,14 @@ var Owned = []kube.Owned{{Type: &corev1.PersistentVolumeClaim{}, SpecRead: true}
 // not yet seen the previous write finds nothing to change and skips the
 // patch, leaving that write's status in place (kube.PatchStatus).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	conflicts, err := r.Applier.ConflictSource(&seedv1alpha1.DemoVolume{})
+	if err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.DemoVolume{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
 		Owns(&corev1.PersistentVolumeClaim{}).
+		WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
 		Named("demovolume").
 		Complete(r)

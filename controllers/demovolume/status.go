@@ -58,7 +58,7 @@ func computeStatus(dv *seedv1alpha1.DemoVolume, pvc *corev1.PersistentVolumeClai
 	}
 	switch {
 	case applyErr != nil:
-		ready(metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed, applyErr.Error())
+		ready(metav1.ConditionFalse, kube.FailureReason(applyErr), applyErr.Error())
 	case !bound:
 		ready(metav1.ConditionFalse, reasonPending, fmt.Sprintf("Claim %s is not bound", pvc.Name))
 	case !hasCapacity:

@@ -9,6 +9,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -68,7 +69,7 @@ func (r *EchoReconciler) job(ctx context.Context, e *seedv1alpha1.Echo) (*batchv
 	job := &batchv1.Job{}
 	err := r.Get(ctx, client.ObjectKeyFromObject(e), job)
 	switch {
-	case err == nil && !job.DeletionTimestamp.IsZero():
+	case err == nil && !job.DeletionTimestamp.IsZero() && metav1.IsControlledBy(job, e):
 		return job, nil
 	case apierrors.IsNotFound(err) && finished(e):
 		return &batchv1.Job{}, nil
@@ -96,9 +97,14 @@ var Owned = []kube.Owned{{Type: &batchv1.Job{}}, {Type: &batchv1.CronJob{}, Spec
 
 // SetupWithManager reconciles an Echo whenever it or its Job changes.
 func (r *EchoReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	conflicts, err := r.Applier.ConflictSource(&seedv1alpha1.Echo{})
+	if err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.Echo{}).
 		Owns(&batchv1.Job{}).
+		WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
 		Named("echo").
 		Complete(r)

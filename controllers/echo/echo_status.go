@@ -31,7 +31,7 @@ func finished(e *seedv1alpha1.Echo) bool {
 func computeEchoStatus(e *seedv1alpha1.Echo, job *batchv1.Job, applyErr error) {
 	e.Status.ObservedGeneration = e.Generation
 	if applyErr != nil {
-		kube.SetCondition(e, seedv1alpha1.ConditionReady, metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed, applyErr.Error())
+		kube.SetCondition(e, seedv1alpha1.ConditionReady, metav1.ConditionFalse, kube.FailureReason(applyErr), applyErr.Error())
 		return
 	}
 	if job.Name == "" {

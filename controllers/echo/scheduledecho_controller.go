@@ -51,9 +51,14 @@ func (r *ScheduledEchoReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 // SetupWithManager reconciles a ScheduledEcho whenever it or its CronJob
 // changes; the CronJob's status follows its Jobs.
 func (r *ScheduledEchoReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	conflicts, err := r.Applier.ConflictSource(&seedv1alpha1.ScheduledEcho{})
+	if err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.ScheduledEcho{}).
 		Owns(&batchv1.CronJob{}).
+		WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
 		Named("scheduledecho").
 		Complete(r)

@@ -22,7 +22,7 @@ const (
 func computeScheduledStatus(s *seedv1alpha1.ScheduledEcho, cronJob *batchv1.CronJob, applyErr error) {
 	s.Status.ObservedGeneration = s.Generation
 	if applyErr != nil {
-		kube.SetCondition(s, seedv1alpha1.ConditionReady, metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed, applyErr.Error())
+		kube.SetCondition(s, seedv1alpha1.ConditionReady, metav1.ConditionFalse, kube.FailureReason(applyErr), applyErr.Error())
 		return
 	}
 	s.Status.CronJobName = cronJob.Name

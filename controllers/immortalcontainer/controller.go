@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -80,7 +81,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return result, errors.Join(kube.IgnoreRefused(err), kube.PatchStatus(ctx, r.Client, original, ic))
 }
 
-// currentPod is the ImmortalContainer's pod, or nil when there is none.
+// currentPod is the ImmortalContainer's pod, or nil when there is none. A
+// pod of its name that it does not control is not its pod, even with the
+// operator's labels (the cache holds every such pod): starting one then
+// finds the name taken (Apply).
 func (r *Reconciler) currentPod(ctx context.Context, ic *seedv1alpha1.ImmortalContainer) (*corev1.Pod, error) {
 	pod := &corev1.Pod{}
 	err := r.Get(ctx, types.NamespacedName{Namespace: ic.Namespace, Name: podName(ic)}, pod)
@@ -89,6 +93,9 @@ func (r *Reconciler) currentPod(ctx context.Context, ic *seedv1alpha1.ImmortalCo
 	}
 	if err != nil {
 		return nil, fmt.Errorf("getting pod %s: %w", podName(ic), err)
+	}
+	if !metav1.IsControlledBy(pod, ic) {
+		return nil, nil
 	}
 	return pod, nil
 }
@@ -184,9 +191,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Now == nil {
 		r.Now = time.Now
 	}
+	conflicts, err := r.Applier.ConflictSource(&seedv1alpha1.ImmortalContainer{})
+	if err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.ImmortalContainer{}).
 		Owns(&corev1.Pod{}).
+		WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
 		Named("immortalcontainer").
 		Complete(r)

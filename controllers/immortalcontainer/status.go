@@ -33,7 +33,7 @@ func computeStatus(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod, now time
 
 	switch {
 	case stepErr != nil:
-		setReady(ic, metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed, stepErr.Error())
+		setReady(ic, metav1.ConditionFalse, kube.FailureReason(stepErr), stepErr.Error())
 	case pod == nil:
 		if next := nextStart(ic.Status.StartTimes); next.After(now) {
 			ic.Status.NextStartTime = &metav1.Time{Time: next}

@@ -85,11 +85,16 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexPods(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	conflicts, err := r.Applier.ConflictSource(&seedv1alpha1.WebServer{})
+	if err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.WebServer{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(webServerOfPod), builder.WithPredicates(podProblemChanged)).
+		WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
 		Named("webserver").
 		Complete(r)

@@ -58,7 +58,7 @@ func setReady(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, problem
 	got := deployment.Status
 	switch {
 	case applyErr != nil:
-		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed, applyErr.Error())
+		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, kube.FailureReason(applyErr), applyErr.Error())
 	case got.ObservedGeneration < deployment.Generation:
 		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonAwaitingDeployment,
 			fmt.Sprintf("The Deployment controller has not yet seen generation %d of the Deployment", deployment.Generation))

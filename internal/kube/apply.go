@@ -9,11 +9,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // FieldManager owns every field the operator sets on the objects it manages.
@@ -43,7 +48,8 @@ type ApplyConfiguration interface {
 }
 
 // Applier creates and updates the objects a custom resource owns with
-// server-side apply, and records on the owner an event for each change.
+// server-side apply, and records on the owner an event for each change. It
+// never writes an object its owner does not control (NameConflictError).
 type Applier struct {
 	// Client reads from the manager's cache.
 	Client client.Client
@@ -53,7 +59,7 @@ type Applier struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 
-	created creations
+	conflicts *conflicts
 }
 
 // NewApplier is the Applier of the manager's controllers: it writes as the
@@ -63,12 +69,28 @@ func NewApplier(mgr manager.Manager) (*Applier, error) {
 	if err != nil {
 		return nil, err
 	}
+	metadataClient, err := metadata.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return nil, fmt.Errorf("creating the metadata client: %w", err)
+	}
+	conflicts := newConflicts(metadataClient, mgr.GetCache())
+	if err := mgr.Add(conflicts); err != nil {
+		return nil, fmt.Errorf("adding the watches of name conflicts: %w", err)
+	}
 	return &Applier{
 		Client:    mgr.GetClient(),
 		Writer:    writer,
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder(FieldManager),
+		conflicts: conflicts,
 	}, nil
+}
+
+// ConflictSource is where the controller of owner's kind hears of the
+// owners to reconcile again because an object in their way
+// (NameConflictError) went away or changed hands.
+func (a *Applier) ConflictSource(owner Object) (source.Source, error) {
+	return a.conflicts.source(a.kindOf(owner), owner)
 }
 
 // ApplyOption changes how Apply treats an object.
@@ -76,6 +98,7 @@ type ApplyOption func(*applyOptions)
 
 type applyOptions struct {
 	exclusive bool
+	adoptable Adoptable
 }
 
 // Exclusive makes the operator's spec the whole spec of the object: spec
@@ -86,14 +109,29 @@ func Exclusive() ApplyOption {
 	return func(o *applyOptions) { o.exclusive = true }
 }
 
-// Apply makes the object in the cluster match desired. Fields that someone
-// else changed are taken back (forced ownership), fields the operator does
-// not set are left alone unless the apply is Exclusive, and no request is
-// made when the cached object already matches. live must be an empty
-// object of desired's type; it is filled with the object as the apply left
-// it, or, when Apply fails, as it was before, so that the status can still
-// describe it. When nothing was sent, that is the cache's copy, which has no
-// spec for a kind whose spec no controller reads (Owned).
+// AdoptIf lets Apply take over an object that the owner does not control
+// when adoptable says so.
+func AdoptIf(adoptable Adoptable) ApplyOption {
+	return func(o *applyOptions) { o.adoptable = adoptable }
+}
+
+// absentVersion is a resource version no object has: an apply that carries
+// it is refused (409 Conflict) when the object exists, and creates it
+// otherwise, since the API server wipes the resource version of an object
+// an apply creates.
+const absentVersion = "9223372036854775807"
+
+// Apply makes the object in the cluster match desired, provided it is the
+// owner's: an object of that name that the owner does not control is left
+// as it is, and Apply returns a NameConflictError. Fields that someone else
+// changed are taken back (forced ownership), fields the operator does not
+// set are left alone unless the apply is Exclusive, and no request is made
+// when the cached object already matches. live must be an empty object of
+// desired's type; it is filled with the object as the apply left it, or,
+// when Apply fails, as it was before, so that the status can still
+// describe it (left empty when the object is not the owner's). When
+// nothing was sent, that is the cache's copy, which has no spec for a kind
+// whose spec no controller reads (Owned).
 func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) error {
 	var o applyOptions
 	for _, opt := range opts {
@@ -106,21 +144,65 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 	if err != nil {
 		return fmt.Errorf("getting %s %s: %w", kind, key, err)
 	}
-	// What the cached object is compared with, read once.
-	var want *desiredObject
-	if cached {
-		a.created.seen(kind, key)
-		if want, err = typedDesired(desired); err != nil {
-			return fmt.Errorf("reading the desired %s %s: %w", kind, key, err)
+	// An object in the cache that is not the owner's may be gone already:
+	// the watch of the conflict can bring this reconcile before the cache
+	// has seen the object go. The create asks the API server.
+	if !cached || !mayApply(owner, previous, o.adoptable) {
+		taken, err := a.create(ctx, owner, desired, key, live)
+		if !taken {
+			return err
+		}
+		// The name is taken: by someone else's object, which the cache does
+		// not hold, or by one the operator made and the cache has not seen
+		// yet (or no longer holds, its labels removed).
+		if previous, err = a.byName(ctx, key, live); err != nil {
+			return fmt.Errorf("reading %s %s, whose name is taken: %w", kind, key, err)
 		}
 	}
+	if err := a.checkControlled(ctx, owner, kind, previous, o.adoptable); err != nil {
+		return err
+	}
+	return a.update(ctx, owner, desired, key, previous, live, o.exclusive)
+}
+
+// create creates the object desired describes, unless one of its name
+// exists: then it tells that the name is taken. On success, live is the
+// object created.
+func (a *Applier) create(ctx context.Context, owner Object, desired ApplyConfiguration, key client.ObjectKey, live client.Object) (taken bool, err error) {
+	kind := ptr.Deref(desired.GetKind(), "")
+	metadata := objectMeta(desired)
+	metadata.ResourceVersion = ptr.To(absentVersion)
+	_, err = a.apply(ctx, owner, desired, key, nil, nil)
+	metadata.ResourceVersion = nil
+	if err != nil {
+		return apierrors.IsConflict(err), err
+	}
+	if err := remarshal(desired, live); err != nil {
+		return false, fmt.Errorf("reading the created %s %s: %w", kind, key, err)
+	}
+	a.conflicts.resolved(conflictKey{kind: kind, namespace: key.Namespace, name: key.Name, owner: owner.GetUID()})
+	reason, verb := changeReason(true, true, SpecObserved(owner))
+	a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, key.Name)
+	return false, nil
+}
+
+// update applies desired to previous, an object of the owner's, as the
+// cache or the API server has it, unless it already matches.
+func (a *Applier) update(
+	ctx context.Context, owner Object, desired ApplyConfiguration, key client.ObjectKey, previous, live client.Object, exclusive bool,
+) error {
+	kind := ptr.Deref(desired.GetKind(), "")
+	want, err := typedDesired(desired)
+	if err != nil {
+		return fmt.Errorf("reading the desired %s %s: %w", kind, key, err)
+	}
 	var foreign []string
-	if cached && o.exclusive {
+	if exclusive {
 		if foreign, err = strayManagers(previous, want); err != nil {
 			return fmt.Errorf("reading who manages %s %s: %w", kind, key, err)
 		}
 	}
-	if cached && len(foreign) == 0 && previous.GetDeletionTimestamp().IsZero() {
+	if len(foreign) == 0 && previous.GetDeletionTimestamp().IsZero() {
 		upToDate, err := want.upToDate(previous)
 		if err != nil {
 			return fmt.Errorf("comparing %s %s with the cluster: %w", kind, key, err)
@@ -133,36 +215,53 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 
 	created, err := a.apply(ctx, owner, desired, key, previous, foreign)
 	if err != nil {
-		if cached {
-			copyInto(live, previous)
-		}
+		copyInto(live, previous)
 		return err
 	}
 	// The client decoded the API server's answer into desired.
 	if err := remarshal(desired, live); err != nil {
 		return fmt.Errorf("reading the applied %s %s: %w", kind, key, err)
 	}
-
-	if created {
-		a.created.add(kind, key)
-	}
-	reason, verb := changeReason(created, a.changed(kind, key, cached, len(foreign) > 0, previous, live), SpecObserved(owner))
+	changed := len(foreign) > 0 || previous.GetResourceVersion() != live.GetResourceVersion()
+	reason, verb := changeReason(created, changed, SpecObserved(owner))
 	if reason != "" {
 		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, key.Name)
 	}
 	return nil
 }
 
-// changed tells whether an apply that did not create the object changed
-// it (changeReason asks only then): a repair did; otherwise a new
-// resourceVersion says so, when the cache had the object; when it did not,
-// the object was changed unless this process created it so recently that
-// the cache has not caught up.
-func (a *Applier) changed(kind string, key client.ObjectKey, cached, repaired bool, previous, live client.Object) bool {
-	if cached {
-		return repaired || previous.GetResourceVersion() != live.GetResourceVersion()
+// objectMeta is the metadata of a typed apply configuration, which every
+// one of client-go's embeds.
+func objectMeta(desired ApplyConfiguration) *metav1ac.ObjectMetaApplyConfiguration {
+	v := reflect.ValueOf(desired).Elem().FieldByName("ObjectMetaApplyConfiguration")
+	m, _ := v.Interface().(*metav1ac.ObjectMetaApplyConfiguration)
+	return m
+}
+
+// byName reads the object of key from the API server, into a copy of empty,
+// with a list by name: the list verb the cache needs is all it takes.
+func (a *Applier) byName(ctx context.Context, key client.ObjectKey, empty client.Object) (client.Object, error) {
+	gvk, err := apiutil.GVKForObject(empty, a.Client.Scheme())
+	if err != nil {
+		return nil, err
 	}
-	return !a.created.recent(kind, key)
+	list, err := a.Client.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err != nil {
+		return nil, err
+	}
+	objects, _ := list.(client.ObjectList)
+	if err := a.APIReader.List(ctx, objects, client.InNamespace(key.Namespace), client.MatchingFields{"metadata.name": key.Name}); err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(objects)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) != 1 {
+		return nil, fmt.Errorf("%s %s was deleted meanwhile", gvk.Kind, key)
+	}
+	found, _ := items[0].(client.Object)
+	return found, nil
 }
 
 // apply applies desired, after removing the spec fields that the foreign
@@ -178,9 +277,11 @@ func (a *Applier) apply(
 	}
 	ctx, status := withResponseStatus(ctx)
 	if err := a.Writer.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		err = summarized(err)
 		// A namespace being deleted refuses the event as it refused the
-		// object, and the owner goes with it.
-		if !namespaceTerminating(err) {
+		// object, and the owner goes with it. A conflict is a create that
+		// found the name taken, which Apply reports as it finds why.
+		if !namespaceTerminating(err) && !apierrors.IsConflict(err) {
 			a.warn(owner, "Apply", "Could not apply %s %s: %v", kind, key.Name, err)
 		}
 		return false, fmt.Errorf("applying %s %s: %w", kind, key, err)

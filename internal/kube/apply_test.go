@@ -1,11 +1,14 @@
 package kube
 
 import (
+	"encoding/json"
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/utils/ptr"
 )
 
 func TestChangeReason(t *testing.T) {
@@ -54,21 +57,22 @@ func TestTruncate(t *testing.T) {
 	}
 }
 
-func TestCreations(t *testing.T) {
-	g := NewWithT(t)
-	var c creations
-	web := client.ObjectKey{Namespace: "shop", Name: "web"}
-
-	g.Expect(c.recent("Deployment", web)).To(BeFalse(), "never created")
-	c.add("Deployment", web)
-	g.Expect(c.recent("Deployment", web)).To(BeTrue(), "created, not yet in the cache")
-	g.Expect(c.recent("Service", web)).To(BeFalse(), "another kind of the same name")
-	c.seen("Deployment", web)
-	g.Expect(c.recent("Deployment", web)).To(BeFalse(), "the cache has it: missing from it now means it left it")
-
-	c.add("Deployment", web)
-	c.at[creationKey("Deployment", web)] = time.Now().Add(-2 * cacheLagAllowance)
-	g.Expect(c.recent("Deployment", web)).To(BeFalse(), "created too long ago for the cache to be still behind")
-	c.add("Service", web)
-	g.Expect(c.at).To(HaveLen(1), "old entries go when a new one comes")
+func TestObjectMeta(t *testing.T) {
+	tests := []ApplyConfiguration{
+		appsv1ac.Deployment("web", "shop"),
+		corev1ac.Service("web-service", "shop"),
+		corev1ac.Pod("app-immortalpod", "shop"),
+		corev1ac.PersistentVolumeClaim("data", "shop"),
+		batchv1ac.Job("hello", "shop"),
+		batchv1ac.CronJob("nightly", "shop"),
+	}
+	for _, desired := range tests {
+		t.Run(*desired.GetKind(), func(t *testing.T) {
+			g := NewWithT(t)
+			objectMeta(desired).ResourceVersion = ptr.To(absentVersion)
+			data, err := json.Marshal(desired)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(string(data)).To(ContainSubstring(`"resourceVersion":"` + absentVersion + `"`))
+		})
+	}
 }

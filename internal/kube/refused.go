@@ -1,6 +1,10 @@
 package kube
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,9 +27,13 @@ func IgnoreRefused(err error) error {
 }
 
 // refused tells whether err, and each error joined in it, is an Invalid
-// answer from the API server, or the namespace lifecycle admission's
-// refusal to create an object in a namespace being deleted.
+// answer from the API server, the namespace lifecycle admission's refusal
+// to create an object in a namespace being deleted, or a name conflict
+// (the object in the way is watched, and brings the next reconcile).
 func refused(err error) bool {
+	if _, ok := err.(*NameConflictError); ok {
+		return true
+	}
 	switch e := err.(type) {
 	case interface{ Unwrap() []error }:
 		for _, joined := range e.Unwrap() {
@@ -46,4 +54,60 @@ func refused(err error) bool {
 // admission's refusal to create an object in a namespace being deleted.
 func namespaceTerminating(err error) bool {
 	return apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
+}
+
+// maxRefusal is the longest message, in bytes, of a refusal as summarized.
+const maxRefusal = 512
+
+// summarized is err with an Invalid answer's message cut down to the
+// fields and the rules they broke, which is what a person needs to read in
+// a condition or an event: the API server's message can carry whole
+// objects, dumped as Go values, of several kilobytes. Any other err is
+// returned as it is.
+func summarized(err error) error {
+	var statusErr *apierrors.StatusError
+	if !errors.As(err, &statusErr) {
+		return err
+	}
+	status := statusErr.ErrStatus
+	if status.Reason != metav1.StatusReasonInvalid || status.Details == nil || len(status.Details.Causes) == 0 {
+		return err
+	}
+	details := *status.Details
+	details.Causes = make([]metav1.StatusCause, len(status.Details.Causes))
+	rules := make([]string, len(details.Causes))
+	for i, cause := range status.Details.Causes {
+		cause.Message = rule(cause.Message)
+		details.Causes[i] = cause
+		rules[i] = cause.Message
+		if cause.Field != "" {
+			rules[i] = cause.Field + ": " + cause.Message
+		}
+	}
+	status.Details = &details
+	kind := details.Kind
+	if details.Group != "" {
+		kind += "." + details.Group
+	}
+	status.Message = truncate(fmt.Sprintf("%s %q is invalid: %s", kind, details.Name, strings.Join(rules, "; ")), maxRefusal)
+	return &apierrors.StatusError{ErrStatus: status}
+}
+
+// maxValue is the longest value, in bytes, a summarized rule quotes.
+const maxValue = 64
+
+// rule is a cause's message without the dump of a long value it refused
+// ("Invalid value: core.PodTemplateSpec{...}: field is immutable" becomes
+// "field is immutable"), and without the diff that follows its first line
+// ("Forbidden: pod updates may not change fields ...").
+func rule(message string) string {
+	message, _, _ = strings.Cut(message, "\n")
+	const invalid = "Invalid value: "
+	if !strings.HasPrefix(message, invalid) || len(message) <= len(invalid)+maxValue {
+		return message
+	}
+	if i := strings.LastIndex(message, ": "); i > len(invalid) {
+		return message[i+2:]
+	}
+	return truncate(message, len(invalid)+maxValue)
 }

@@ -42,6 +42,8 @@ func TestIgnoreRefused(t *testing.T) {
 		{name: "a conflict", err: conflict, refused: false},
 		{name: "created in a namespace being deleted", err: fmt.Errorf("applying Pod shop/app-immortalpod: %w", terminating), refused: true},
 		{name: "forbidden by RBAC", err: forbidden, refused: false},
+		{name: "a name conflict", err: &NameConflictError{Kind: "Service", Name: "web-service", OwnerKind: "WebServer", OwnerName: "web"}, refused: true},
+		{name: "a name conflict beside a refusal", err: errors.Join(invalid, &NameConflictError{Kind: "Service"}), refused: true},
 		{name: "not from the API server", err: errors.New("connection refused"), refused: false},
 	}
 	for _, tt := range tests {
@@ -52,6 +54,46 @@ func TestIgnoreRefused(t *testing.T) {
 			} else {
 				g.Expect(IgnoreRefused(tt.err)).To(MatchError(tt.err))
 			}
+		})
+	}
+}
+
+func TestSummarized(t *testing.T) {
+	jobs := schema.GroupKind{Group: "batch", Kind: "Job"}
+	// The value as the API server dumps it, several kilobytes for a real
+	// pod template.
+	template := corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "echo", Image: "busybox", Args: []string{"echo", "a: b"}}}}}
+	immutable := apierrors.NewInvalid(jobs, "userjob", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "template"), fmt.Sprintf("%#v", template), "field is immutable"),
+	})
+	podUpdate := apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "victim-immortalpod", field.ErrorList{
+		field.Forbidden(field.NewPath("spec"), "pod updates may not add or remove containers\n  core.PodSpec{\n-  Containers: ..."),
+	})
+	short := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "replicas"), -1, "must be greater than or equal to 0"),
+		field.Required(field.NewPath("spec", "selector"), ""),
+	})
+	unavailable := apierrors.NewServiceUnavailable("etcd is down")
+
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{name: "an immutable field's value left out", err: immutable, want: `Job.batch "userjob" is invalid: spec.template: field is immutable`},
+		{name: "the diff after a rule left out", err: fmt.Errorf("applying: %w", podUpdate),
+			want: `Pod "victim-immortalpod" is invalid: spec: Forbidden: pod updates may not add or remove containers`},
+		{name: "short values kept", err: short,
+			want: `Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0; spec.selector: Required value`},
+		{name: "not a refusal", err: unavailable, want: unavailable.Error()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got := summarized(tt.err)
+			g.Expect(got.Error()).To(Equal(tt.want))
+			g.Expect(len(got.Error())).To(BeNumerically("<=", maxRefusal))
+			g.Expect(refused(got)).To(Equal(refused(tt.err)), "a summary is refused as its error is")
 		})
 	}
 }

@@ -1,0 +1,141 @@
+package testenv
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+// userManager is the field manager the objects in a resource's way are
+// made with: someone else's, as kubectl create writes.
+const userManager = "kubectl-create"
+
+// NameConflict is a spec of the rule that the operator never touches an
+// object it did not make: theirs, made by someone else with the name that
+// owner would give one of its objects, before owner is created.
+type NameConflict struct {
+	// Theirs is the object in the way, as it is to be created.
+	Theirs client.Object
+	// Owner returns a new custom resource that wants Theirs' name.
+	Owner func() kube.Object
+	// OwnerKind is Owner's kind, as events name it.
+	OwnerKind string
+	// Free, when set, lets Theirs be deleted: it removes what holds it
+	// (such as a claim's protection finalizer, which no controller removes
+	// in envtest).
+	Free func(client.Object)
+	// Collect lists the kinds of the owner's other objects, which the
+	// garbage collector deletes after it in a cluster, and the spec
+	// deletes in envtest, which runs none.
+	Collect []client.ObjectList
+}
+
+// Expect checks that Theirs stays byte-for-byte as it was (the same
+// resource version and content) while the owner says NameConflict, with
+// one warning event, and after the owner is deleted; and that once Theirs
+// is deleted, an owner in the conflict makes its own object at once.
+func (n NameConflict) Expect(ctx context.Context, c client.Client) {
+	theirs := n.Theirs.DeepCopyObject().(client.Object)
+	Expect(c.Create(ctx, theirs, client.FieldOwner(userManager))).To(Succeed())
+	key := client.ObjectKeyFromObject(theirs)
+
+	By("leaving their object exactly as it is while the resource reports the conflict")
+	owner := n.createInConflict(ctx, c, theirs.GetName())
+	n.expectUnchanged(ctx, c, theirs)
+	n.expectOneWarning(ctx, c, owner)
+
+	By("leaving their object when the resource is deleted")
+	Expect(c.Delete(ctx, owner)).To(Succeed())
+	Eventually(ctx, func() bool {
+		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(owner), owner))
+	}).Should(BeTrue())
+	n.expectUnchanged(ctx, c, theirs)
+	n.collect(ctx, c, owner)
+
+	By("making its own object once theirs is deleted")
+	owner = n.createInConflict(ctx, c, theirs.GetName())
+	// Once the owner is quiet, only the watch of the conflict can bring it
+	// back.
+	n.expectUnchanged(ctx, c, theirs)
+	if n.Free != nil {
+		n.Free(theirs)
+		Expect(c.Update(ctx, theirs)).To(Succeed())
+	}
+	Expect(c.Delete(ctx, theirs, client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
+	Eventually(ctx, func(g Gomega) {
+		own := n.Theirs.DeepCopyObject().(client.Object)
+		g.Expect(c.Get(ctx, key, own)).To(Succeed())
+		g.Expect(metav1.IsControlledBy(own, owner)).To(BeTrue(), "the resource's own object")
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(owner), owner)).To(Succeed())
+		ready := meta.FindStatusCondition(owner.GetConditions(), seedv1alpha1.ConditionReady)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Reason).NotTo(Equal(seedv1alpha1.ReasonNameConflict))
+	}).Should(Succeed())
+}
+
+// collect deletes the objects a deleted owner controlled, as the garbage
+// collector would.
+func (n NameConflict) collect(ctx context.Context, c client.Client, owner client.Object) {
+	for _, list := range n.Collect {
+		Expect(c.List(ctx, list, client.InNamespace(owner.GetNamespace()))).To(Succeed())
+		Expect(meta.EachListItem(list, func(item runtime.Object) error {
+			obj, _ := item.(client.Object)
+			if !metav1.IsControlledBy(obj, owner) {
+				return nil
+			}
+			return c.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		})).To(Succeed())
+	}
+}
+
+// createInConflict creates the owner and waits until it reports the
+// conflict, naming the object and what to do.
+func (n NameConflict) createInConflict(ctx context.Context, c client.Client, name string) kube.Object {
+	owner := n.Owner()
+	Expect(c.Create(ctx, owner)).To(Succeed())
+	ExpectCondition(ctx, c, owner, seedv1alpha1.ConditionReady, metav1.ConditionFalse, seedv1alpha1.ReasonNameConflict)
+	ready := meta.FindStatusCondition(owner.GetConditions(), seedv1alpha1.ConditionReady)
+	Expect(ready.Message).To(And(ContainSubstring(name), ContainSubstring("rename the "+n.OwnerKind), ContainSubstring("delete or rename")))
+	return owner
+}
+
+// expectUnchanged checks, for a while, that their object is as it was.
+func (n NameConflict) expectUnchanged(ctx context.Context, c client.Client, theirs client.Object) {
+	Consistently(ctx, func(g Gomega) {
+		now := n.Theirs.DeepCopyObject().(client.Object)
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(theirs), now)).To(Succeed())
+		g.Expect(now).To(Equal(theirs))
+	}).WithTimeout(3 * time.Second).Should(Succeed())
+}
+
+// expectOneWarning checks that the conflict is one warning event, repeated
+// as a series if at all, not one per reconcile.
+func (n NameConflict) expectOneWarning(ctx context.Context, c client.Client, owner client.Object) {
+	conflicts := func(g Gomega) []eventsv1.Event {
+		events := &eventsv1.EventList{}
+		g.Expect(c.List(ctx, events, client.InNamespace(owner.GetNamespace()))).To(Succeed())
+		var found []eventsv1.Event
+		for _, e := range events.Items {
+			if e.Regarding.UID == owner.GetUID() && e.Reason == seedv1alpha1.ReasonNameConflict {
+				found = append(found, e)
+			}
+		}
+		return found
+	}
+	Eventually(ctx, conflicts).Should(ConsistOf(HaveField("Type", corev1.EventTypeWarning)))
+	Consistently(ctx, conflicts).WithTimeout(2 * time.Second).Should(HaveLen(1))
+}
