@@ -22,7 +22,7 @@ var _ = Describe("DemoVolume controller, when the name of its claim is taken", f
 				Spec: corev1.PersistentVolumeClaimSpec{
 					AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 					Resources: corev1.VolumeResourceRequirements{
-						Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("2Gi")},
+						Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
 					},
 				},
 			},

@@ -27,7 +27,7 @@ var _ = Describe("WebServer controller, when a name it would use is taken", func
 				ObjectMeta: metav1.ObjectMeta{Name: "mine-service", Namespace: namespace},
 				Spec: corev1.ServiceSpec{
 					Selector: map[string]string{"app": "mine-service"},
-					Ports:    []corev1.ServicePort{{Port: 5432, TargetPort: intstr.FromInt32(5432)}},
+					Ports:    []corev1.ServicePort{{Name: "5432-5432", Port: 5432, TargetPort: intstr.FromInt32(5432)}},
 				},
 			},
 			Owner:     owner(namespace, "mine"),
