@@ -34,9 +34,11 @@ type conflicts struct {
 	metadata metadata.Interface
 	cache    cache.Informers
 
-	mu sync.Mutex
-	// ctx is the manager's, set when it starts (Start): watches end with it.
-	ctx     context.Context
+	// ctx ends the watches when the manager stops (Start).
+	ctx  context.Context
+	stop context.CancelFunc
+
+	mu      sync.Mutex
 	watches map[conflictKey]context.CancelFunc
 	// queues take the owners to reconcile, by the owner's kind.
 	queues map[string]chan event.GenericEvent
@@ -49,21 +51,22 @@ type conflictKey struct {
 }
 
 func newConflicts(metadataClient metadata.Interface, informers cache.Informers) *conflicts {
+	ctx, stop := context.WithCancel(context.Background())
 	return &conflicts{
 		metadata: metadataClient,
 		cache:    informers,
+		ctx:      ctx,
+		stop:     stop,
 		watches:  map[conflictKey]context.CancelFunc{},
 		queues:   map[string]chan event.GenericEvent{},
 	}
 }
 
-// Start keeps the manager's context for the watches, and ends them with it.
-// Like the controllers, it runs only in the leader.
+// Start ends the watches when the manager stops. Like the controllers,
+// whose reconciles start the watches, it runs only in the leader.
 func (c *conflicts) Start(ctx context.Context) error {
-	c.mu.Lock()
-	c.ctx = ctx
-	c.mu.Unlock()
 	<-ctx.Done()
+	c.stop()
 	return nil
 }
 
@@ -101,7 +104,7 @@ func (c *conflicts) watch(key conflictKey, resource schema.GroupVersionResource,
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	queue, ok := c.queues[ownerKind]
-	if _, watched := c.watches[key]; watched || !ok || c.ctx == nil {
+	if _, watched := c.watches[key]; watched || !ok {
 		return
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
