@@ -168,12 +168,14 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 // create creates the object desired describes, unless one of its name
 // exists: then it tells that the name is taken. On success, live is the
 // object created.
-func (a *Applier) create(ctx context.Context, owner Object, desired ApplyConfiguration, key client.ObjectKey, live client.Object) (taken bool, err error) {
+func (a *Applier) create(
+	ctx context.Context, owner Object, desired ApplyConfiguration, key client.ObjectKey, live client.Object,
+) (taken bool, err error) {
 	kind := ptr.Deref(desired.GetKind(), "")
-	metadata := objectMeta(desired)
-	metadata.ResourceVersion = ptr.To(absentVersion)
+	om := objectMeta(desired)
+	om.ResourceVersion = ptr.To(absentVersion)
 	_, err = a.apply(ctx, owner, desired, key, nil, nil)
-	metadata.ResourceVersion = nil
+	om.ResourceVersion = nil
 	if err != nil {
 		return apierrors.IsConflict(err), err
 	}
