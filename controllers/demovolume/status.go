@@ -35,6 +35,11 @@ func computeStatus(dv *seedv1alpha1.DemoVolume, pvc *corev1.PersistentVolumeClai
 
 	bound := pvc.Status.Phase == corev1.ClaimBound
 	switch {
+	case kube.IsNameConflict(applyErr):
+		// The claim of that name is someone else's: nothing is known of one
+		// of this DemoVolume's.
+		kube.SetCondition(dv, seedv1alpha1.DemoVolumeBound, metav1.ConditionUnknown, seedv1alpha1.ReasonNameConflict,
+			"The claim's name is taken by a claim that is not this DemoVolume's")
 	case bound:
 		kube.SetCondition(dv, seedv1alpha1.DemoVolumeBound, metav1.ConditionTrue, reasonBound, fmt.Sprintf("Bound to volume %s", pvc.Spec.VolumeName))
 	case pvc.Status.Phase == corev1.ClaimLost:

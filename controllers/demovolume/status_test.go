@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 // claimWith is the claim "data" with the given status, bound to a volume
@@ -54,6 +55,18 @@ func TestComputeStatus(t *testing.T) {
 			wantReady:    metav1.ConditionFalse,
 			wantReason:   seedv1alpha1.ReasonReconcileFailed,
 			wantMessage:  "exceeded quota",
+		},
+		{
+			name:         "the claim's name taken by someone else's",
+			pvc:          &corev1.PersistentVolumeClaim{},
+			applyErr:     &kube.NameConflictError{Kind: "PersistentVolumeClaim", Name: "data", OwnerKind: "DemoVolume", OwnerName: "data"},
+			wantBound:    metav1.ConditionUnknown,
+			wantBoundWhy: seedv1alpha1.ReasonNameConflict,
+			wantResizing: metav1.ConditionFalse,
+			wantResizeBy: reasonAtSize,
+			wantReady:    metav1.ConditionFalse,
+			wantReason:   seedv1alpha1.ReasonNameConflict,
+			wantMessage:  "PersistentVolumeClaim data already exists",
 		},
 		{
 			// The error wins over a claim that looks fine: its status is
