@@ -183,8 +183,7 @@ func (a *Applier) create(
 		return false, fmt.Errorf("reading the created %s %s: %w", kind, key, err)
 	}
 	a.conflicts.resolved(conflictKey{kind: kind, namespace: key.Namespace, name: key.Name, owner: owner.GetUID()})
-	reason, verb := changeReason(true, true, SpecObserved(owner))
-	a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, key.Name)
+	a.recordChange(owner, live, kind, true, true)
 	return false, nil
 }
 
@@ -224,12 +223,16 @@ func (a *Applier) update(
 	if err := remarshal(desired, live); err != nil {
 		return fmt.Errorf("reading the applied %s %s: %w", kind, key, err)
 	}
-	changed := len(foreign) > 0 || previous.GetResourceVersion() != live.GetResourceVersion()
-	reason, verb := changeReason(created, changed, SpecObserved(owner))
-	if reason != "" {
-		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, key.Name)
-	}
+	a.recordChange(owner, live, kind, created, len(foreign) > 0 || previous.GetResourceVersion() != live.GetResourceVersion())
 	return nil
+}
+
+// recordChange records on owner an event for what an apply did to live, if
+// it did anything (changeReason).
+func (a *Applier) recordChange(owner Object, live client.Object, kind string, created, changed bool) {
+	if reason, verb := changeReason(created, changed, SpecObserved(owner)); reason != "" {
+		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, live.GetName())
+	}
 }
 
 // objectMeta is the metadata of a typed apply configuration, which every
