@@ -24,6 +24,8 @@ import (
 	"github.com/seed-operators/seed-operator/controllers/echo"
 	"github.com/seed-operators/seed-operator/controllers/immortalcontainer"
 	"github.com/seed-operators/seed-operator/controllers/webserver"
+	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/cached"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/metricsauth"
 	"github.com/seed-operators/seed-operator/internal/watch"
@@ -132,14 +134,14 @@ func run(o options) error {
 		RenewDeadline:                 &o.renewDeadline,
 		RetryPeriod:                   &o.retryPeriod,
 		GracefulShutdownTimeout:       &o.gracefulShutdownPeriod,
-		Cache:                         kube.CacheOptions(namespaces, controllers.Owned...),
+		Cache:                         cached.Options(namespaces, controllers.Owned...),
 		Controller:                    config.Controller{MaxConcurrentReconciles: o.concurrentReconciles},
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
 
-	applier, err := kube.NewApplier(mgr)
+	applier, err := apply.NewApplier(mgr)
 	if err != nil {
 		return err
 	}

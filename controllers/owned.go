@@ -13,5 +13,5 @@ import (
 
 // Owned are the kinds of the objects every controller makes, and what it
 // reads of them, from which the manager's cache is built
-// (kube.CacheOptions).
+// (cached.Options).
 var Owned = slices.Concat(webserver.Owned, echo.Owned, immortalcontainer.Owned, demovolume.Owned)

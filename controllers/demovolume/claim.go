@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -49,7 +50,7 @@ func retainedClaim(dv *seedv1alpha1.DemoVolume, live *corev1.PersistentVolumeCla
 // retainedFor tells whether a claim is one that a deleted DemoVolume of
 // dv's name retained, and so dv may take back: the one adoption the
 // operator makes. A claim anyone else made, labelled or not, stays theirs.
-func retainedFor(dv *seedv1alpha1.DemoVolume) kube.Adoptable {
+func retainedFor(dv *seedv1alpha1.DemoVolume) apply.Adoptable {
 	return func(obj client.Object) bool {
 		labels := obj.GetLabels()
 		return labels[retainedLabel] == "true" && labels[kube.LabelName] == kind && labels[kube.LabelInstance] == dv.Name &&

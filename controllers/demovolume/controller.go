@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/cached"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -35,7 +37,7 @@ const (
 // Reconciler keeps a DemoVolume's claim at the size its spec asks for.
 type Reconciler struct {
 	client.Client
-	Applier *kube.Applier
+	Applier *apply.Applier
 }
 
 // +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes,verbs=get;list;watch;patch
@@ -58,16 +60,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !dv.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.release(ctx, dv)
 	}
-	if err := r.Applier.SetFinalizer(ctx, dv, claimFinalizer, true); err != nil {
+	if err := kube.SetFinalizer(ctx, r.Client, r.Applier.APIReader, dv, claimFinalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
 	original := dv.DeepCopy()
 
 	pvc := &corev1.PersistentVolumeClaim{}
-	applyErr := r.Applier.Apply(ctx, dv, desiredClaim(dv), pvc, kube.AdoptIf(retainedFor(dv)))
+	applyErr := r.Applier.Apply(ctx, dv, desiredClaim(dv), pvc, apply.AdoptIf(retainedFor(dv)))
 
 	computeStatus(dv, pvc, applyErr)
-	return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, dv))
+	return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, dv))
 }
 
 // release lets a DemoVolume being deleted go, once its claim is kept if
@@ -82,7 +84,7 @@ func (r *Reconciler) release(ctx context.Context, dv *seedv1alpha1.DemoVolume) e
 			return err
 		}
 	}
-	return r.Applier.SetFinalizer(ctx, dv, claimFinalizer, false)
+	return kube.SetFinalizer(ctx, r.Client, r.Applier.APIReader, dv, claimFinalizer, false)
 }
 
 // keepClaim drops the claim's owner reference, so that the garbage
@@ -111,7 +113,7 @@ func (r *Reconciler) keepClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume)
 // Owned are the kinds of the objects a DemoVolume has, for the manager's
 // cache: the status names the volume its claim is bound to, from the
 // claim's spec.
-var Owned = []kube.Owned{{Type: &corev1.PersistentVolumeClaim{}, SpecRead: true}}
+var Owned = []cached.Owned{{Type: &corev1.PersistentVolumeClaim{}, SpecRead: true}}
 
 // SetupWithManager reconciles a DemoVolume whenever it or its claim
 // changes. Its own status writes bring a reconcile too, which writes

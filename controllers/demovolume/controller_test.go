@@ -16,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
@@ -486,12 +487,12 @@ var _ = Describe("DemoVolume controller", func() {
 		stale := create(ctx, "stale")
 		update(ctx, "stale", func(dv *seedv1alpha1.DemoVolume) { dv.Labels = map[string]string{"edited": "true"} })
 
-		Expect(reconciler.Applier.SetFinalizer(ctx, stale, finalizer, true)).To(Succeed())
+		Expect(kube.SetFinalizer(ctx, reconciler.Client, reconciler.Applier.APIReader, stale, finalizer, true)).To(Succeed())
 		Expect(demoVolume(ctx, Default, "stale").Finalizers).To(ContainElement(finalizer))
 		Expect(demoVolume(ctx, Default, "stale").Labels).To(HaveKeyWithValue("edited", "true"), "nothing else written back")
 
 		update(ctx, "stale", func(dv *seedv1alpha1.DemoVolume) { dv.Labels["edited"] = "again" })
-		Expect(reconciler.Applier.SetFinalizer(ctx, stale, finalizer, false)).To(Succeed())
+		Expect(kube.SetFinalizer(ctx, reconciler.Client, reconciler.Applier.APIReader, stale, finalizer, false)).To(Succeed())
 		Expect(demoVolume(ctx, Default, "stale").Finalizers).NotTo(ContainElement(finalizer))
 	})
 
@@ -628,7 +629,7 @@ var _ = Describe("DemoVolume controller", func() {
 		dv, pvc := &seedv1alpha1.DemoVolume{}, &corev1.PersistentVolumeClaim{}
 		Expect(k8sClient.Get(ctx, key("data"), dv)).To(Succeed())
 		Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
-		Expect(kube.UpToDate(desiredClaim(dv), pvc)).To(BeTrue(), "the claim is as applied: no apply is sent")
+		Expect(apply.UpToDate(desiredClaim(dv), pvc)).To(BeTrue(), "the claim is as applied: no apply is sent")
 		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredClaim(dv), &corev1.PersistentVolumeClaim{})
 
 		for range 3 {

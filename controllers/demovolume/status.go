@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -35,7 +36,7 @@ func computeStatus(dv *seedv1alpha1.DemoVolume, pvc *corev1.PersistentVolumeClai
 
 	bound := pvc.Status.Phase == corev1.ClaimBound
 	switch {
-	case kube.IsNameConflict(applyErr):
+	case apply.IsNameConflict(applyErr):
 		// The claim of that name is someone else's: nothing is known of one
 		// of this DemoVolume's.
 		kube.SetCondition(dv, seedv1alpha1.DemoVolumeBound, metav1.ConditionUnknown, seedv1alpha1.ReasonNameConflict,
@@ -63,7 +64,7 @@ func computeStatus(dv *seedv1alpha1.DemoVolume, pvc *corev1.PersistentVolumeClai
 	}
 	switch {
 	case applyErr != nil:
-		ready(metav1.ConditionFalse, kube.FailureReason(applyErr), applyErr.Error())
+		ready(metav1.ConditionFalse, apply.FailureReason(applyErr), applyErr.Error())
 	case !bound:
 		ready(metav1.ConditionFalse, reasonPending, fmt.Sprintf("Claim %s is not bound", pvc.Name))
 	case !hasCapacity:

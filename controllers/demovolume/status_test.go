@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
-	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/apply"
 )
 
 // claimWith is the claim "data" with the given status, bound to a volume
@@ -59,7 +59,7 @@ func TestComputeStatus(t *testing.T) {
 		{
 			name:         "the claim's name taken by someone else's",
 			pvc:          &corev1.PersistentVolumeClaim{},
-			applyErr:     &kube.NameConflictError{Kind: "PersistentVolumeClaim", Name: "data", OwnerKind: "DemoVolume", OwnerName: "data"},
+			applyErr:     &apply.NameConflictError{Kind: "PersistentVolumeClaim", Name: "data", OwnerKind: "DemoVolume", OwnerName: "data"},
 			wantBound:    metav1.ConditionUnknown,
 			wantBoundWhy: seedv1alpha1.ReasonNameConflict,
 			wantResizing: metav1.ConditionFalse,

@@ -14,13 +14,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/cached"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 // EchoReconciler runs an Echo's Job and reports how it went.
 type EchoReconciler struct {
 	client.Client
-	Applier *kube.Applier
+	Applier *apply.Applier
 }
 
 // +kubebuilder:rbac:groups=seed.example.com,resources=echoes,verbs=list;watch
@@ -52,14 +54,14 @@ func (r *EchoReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	job, applyErr := r.job(ctx, e)
 	computeEchoStatus(e, job, applyErr)
 	if err := kube.PatchStatus(ctx, r.Client, original, e); err != nil {
-		return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), err)
+		return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), err)
 	}
 	// The result the Job holds is recorded now: a Job being deleted may go.
 	// If it had not finished, it runs again once it is gone.
 	if !job.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), r.Applier.SetFinalizer(ctx, job, resultFinalizer, false))
+		return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.SetFinalizer(ctx, r.Client, r.Applier.APIReader, job, resultFinalizer, false))
 	}
-	return ctrl.Result{}, kube.IgnoreRefused(applyErr)
+	return ctrl.Result{}, apply.IgnoreRefused(applyErr)
 }
 
 // job is the Echo's Job, applied unless it is being deleted, whose status
@@ -87,13 +89,13 @@ func (r *EchoReconciler) releaseJob(ctx context.Context, key client.ObjectKey) e
 	if err := r.Get(ctx, key, job); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	return r.Applier.SetFinalizer(ctx, job, resultFinalizer, false)
+	return kube.SetFinalizer(ctx, r.Client, r.Applier.APIReader, job, resultFinalizer, false)
 }
 
 // Owned are the kinds of the objects Echoes and ScheduledEchoes have, for
 // the manager's cache. An Echo reads only its Job's status; a ScheduledEcho
 // reports its CronJob's schedule, and whether it is suspended.
-var Owned = []kube.Owned{{Type: &batchv1.Job{}}, {Type: &batchv1.CronJob{}, SpecRead: true}}
+var Owned = []cached.Owned{{Type: &batchv1.Job{}}, {Type: &batchv1.CronJob{}, SpecRead: true}}
 
 // SetupWithManager reconciles an Echo whenever it or its Job changes.
 func (r *EchoReconciler) SetupWithManager(mgr ctrl.Manager) error {

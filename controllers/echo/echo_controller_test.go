@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
-	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -89,7 +89,7 @@ var _ = Describe("Echo controller", func() {
 		e := create(ctx, "hello", func(e *seedv1alpha1.Echo) { e.Spec.Message = "costs $(PRICE) today" })
 
 		job := jobOf(ctx, e)
-		Expect(kube.UpToDate(desiredJob(e), job)).To(BeTrue(), "the next reconcile finds the Job as applied, and sends nothing")
+		Expect(apply.UpToDate(desiredJob(e), job)).To(BeTrue(), "the next reconcile finds the Job as applied, and sends nothing")
 		cached := &batchv1.Job{}
 		testenv.ExpectCachedUpToDate(ctx, echoReconciler, desiredJob(e), cached)
 		Expect(cached.Spec).To(BeZero(), "the cache keeps the digest of the Job's spec, not the spec")

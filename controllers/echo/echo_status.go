@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -31,7 +32,7 @@ func finished(e *seedv1alpha1.Echo) bool {
 func computeEchoStatus(e *seedv1alpha1.Echo, job *batchv1.Job, applyErr error) {
 	e.Status.ObservedGeneration = e.Generation
 	if applyErr != nil {
-		kube.SetCondition(e, seedv1alpha1.ConditionReady, metav1.ConditionFalse, kube.FailureReason(applyErr), applyErr.Error())
+		kube.SetCondition(e, seedv1alpha1.ConditionReady, metav1.ConditionFalse, apply.FailureReason(applyErr), applyErr.Error())
 		return
 	}
 	if job.Name == "" {

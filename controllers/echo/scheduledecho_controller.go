@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -16,7 +17,7 @@ import (
 // and reports the runs.
 type ScheduledEchoReconciler struct {
 	client.Client
-	Applier *kube.Applier
+	Applier *apply.Applier
 }
 
 // +kubebuilder:rbac:groups=seed.example.com,resources=scheduledechoes,verbs=list;watch
@@ -42,10 +43,10 @@ func (r *ScheduledEchoReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 	original := s.DeepCopy()
 
 	cronJob := &batchv1.CronJob{}
-	applyErr := r.Applier.Apply(ctx, s, desiredCronJob(s), cronJob, kube.Exclusive())
+	applyErr := r.Applier.Apply(ctx, s, desiredCronJob(s), cronJob, apply.Exclusive())
 
 	computeScheduledStatus(s, cronJob, applyErr)
-	return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, s))
+	return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, s))
 }
 
 // SetupWithManager reconciles a ScheduledEcho whenever it or its CronJob

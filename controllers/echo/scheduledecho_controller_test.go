@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
-	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -49,7 +49,7 @@ var _ = Describe("ScheduledEcho controller", func() {
 		s := create(ctx, "tick")
 
 		cj := cronJobOf(ctx, s)
-		Expect(kube.UpToDate(desiredCronJob(s), cj)).To(BeTrue(), "the next reconcile finds the CronJob as applied, and sends nothing")
+		Expect(apply.UpToDate(desiredCronJob(s), cj)).To(BeTrue(), "the next reconcile finds the CronJob as applied, and sends nothing")
 		testenv.ExpectCachedUpToDate(ctx, scheduledReconciler, desiredCronJob(s), &batchv1.CronJob{})
 		Expect(cj.OwnerReferences).To(ConsistOf(And(
 			HaveField("UID", s.UID), HaveField("Kind", "ScheduledEcho"), HaveField("Controller", HaveValue(BeTrue())),

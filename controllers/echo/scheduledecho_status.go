@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -22,7 +23,7 @@ const (
 func computeScheduledStatus(s *seedv1alpha1.ScheduledEcho, cronJob *batchv1.CronJob, applyErr error) {
 	s.Status.ObservedGeneration = s.Generation
 	if applyErr != nil {
-		kube.SetCondition(s, seedv1alpha1.ConditionReady, metav1.ConditionFalse, kube.FailureReason(applyErr), applyErr.Error())
+		kube.SetCondition(s, seedv1alpha1.ConditionReady, metav1.ConditionFalse, apply.FailureReason(applyErr), applyErr.Error())
 		return
 	}
 	s.Status.CronJobName = cronJob.Name

@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/cached"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -31,7 +33,7 @@ const (
 // Reconciler keeps an ImmortalContainer's pod running.
 type Reconciler struct {
 	client.Client
-	Applier *kube.Applier
+	Applier *apply.Applier
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
 }
@@ -78,7 +80,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	computeStatus(ic, pod, r.Now(), err)
-	return result, errors.Join(kube.IgnoreRefused(err), kube.PatchStatus(ctx, r.Client, original, ic))
+	return result, errors.Join(apply.IgnoreRefused(err), kube.PatchStatus(ctx, r.Client, original, ic))
 }
 
 // currentPod is the ImmortalContainer's pod, or nil when there is none. A
@@ -142,12 +144,12 @@ func (r *Reconciler) replace(ctx context.Context, ic *seedv1alpha1.ImmortalConta
 // back, its labels and owner reference, the apply puts back (it sends
 // nothing when nothing changed).
 func (r *Reconciler) keep(ctx context.Context, ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod, desired *corev1ac.PodApplyConfiguration) error {
-	changedBy, err := kube.ForeignSpecManagers(pod)
+	changedBy, err := apply.ForeignSpecManagers(pod)
 	if err != nil {
 		return fmt.Errorf("reading who changed pod %s: %w", pod.Name, err)
 	}
 	if len(changedBy) > 0 {
-		return r.replace(ctx, ic, pod, kube.ReasonRepaired,
+		return r.replace(ctx, ic, pod, apply.ReasonRepaired,
 			fmt.Sprintf("Replacing pod %s, whose spec %s changed", pod.Name, strings.Join(changedBy, ", ")))
 	}
 	if err := r.Applier.Apply(ctx, ic, desired, pod); err != nil {
@@ -181,9 +183,9 @@ func recordStart(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod) {
 
 // Owned are the kinds of the objects an ImmortalContainer has, for the
 // manager's cache: the reconciler reads its pod's status, and who changed
-// its spec from the managed fields (kube.ForeignSpecManagers), never the
+// its spec from the managed fields (apply.ForeignSpecManagers), never the
 // spec itself.
-var Owned = []kube.Owned{{Type: &corev1.Pod{}, AppliedFieldsRead: true, Of: kind}}
+var Owned = []cached.Owned{{Type: &corev1.Pod{}, AppliedFieldsRead: true, Of: kind}}
 
 // SetupWithManager reconciles an ImmortalContainer whenever it or its pod
 // changes, so a pod that ends or is deleted is replaced at once.

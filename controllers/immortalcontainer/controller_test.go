@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
-	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -147,7 +147,7 @@ var _ = Describe("ImmortalContainer controller", func() {
 		})
 
 		pod := podAfter(ctx, "app", "")
-		Expect(kube.UpToDate(desiredPod(ic), pod)).To(BeTrue(), "the next reconcile finds the pod as applied, and sends nothing")
+		Expect(apply.UpToDate(desiredPod(ic), pod)).To(BeTrue(), "the next reconcile finds the pod as applied, and sends nothing")
 		cached := &corev1.Pod{}
 		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredPod(ic), cached)
 		Expect(cached.Spec).To(BeZero(), "the cache keeps the digest of the pod's spec, not the spec")

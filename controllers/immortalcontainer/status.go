@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -33,7 +34,7 @@ func computeStatus(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod, now time
 
 	switch {
 	case stepErr != nil:
-		setReady(ic, metav1.ConditionFalse, kube.FailureReason(stepErr), stepErr.Error())
+		setReady(ic, metav1.ConditionFalse, apply.FailureReason(stepErr), stepErr.Error())
 	case pod == nil:
 		if next := nextStart(ic.Status.StartTimes); next.After(now) {
 			ic.Status.NextStartTime = &metav1.Time{Time: next}

@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/cached"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -22,7 +24,7 @@ import (
 // and reports their state in its status.
 type Reconciler struct {
 	client.Client
-	Applier *kube.Applier
+	Applier *apply.Applier
 }
 
 // +kubebuilder:rbac:groups=seed.example.com,resources=webservers,verbs=list;watch
@@ -52,8 +54,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	deployment := &appsv1.Deployment{}
 	applyErr := errors.Join(
-		r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment, kube.Exclusive()),
-		r.Applier.Apply(ctx, ws, desiredService(ws), &corev1.Service{}, kube.Exclusive()),
+		r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment, apply.Exclusive()),
+		r.Applier.Apply(ctx, ws, desiredService(ws), &corev1.Service{}, apply.Exclusive()),
 	)
 
 	pods, err := r.pods(ctx, ws.Namespace, ws.Name)
@@ -62,13 +64,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	computeStatus(ws, deployment, pods, applyErr)
-	return ctrl.Result{}, errors.Join(kube.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, ws))
+	return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, ws))
 }
 
 // Owned are the kinds of the objects a WebServer has, for the manager's
 // cache: the reconciler reads only their status, only WebServers' pods, and
 // of those only why they cannot run.
-var Owned = []kube.Owned{
+var Owned = []cached.Owned{
 	{Type: &appsv1.Deployment{}},
 	{Type: &corev1.Service{}},
 	{Type: &corev1.Pod{}, Of: kind, TrimStatus: keepProblemStatus},

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
-	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -458,8 +458,8 @@ var _ = Describe("WebServer controller", func() {
 		}).Should(Succeed())
 
 		ws := webServer(ctx, Default, "web")
-		Expect(kube.UpToDate(desiredDeployment(ws), deploymentOf(ctx, "web"))).To(BeTrue(), "the Deployment is as applied: no apply is sent")
-		Expect(kube.UpToDate(desiredService(ws), serviceOf(ctx, "web"))).To(BeTrue(), "the Service is as applied: no apply is sent")
+		Expect(apply.UpToDate(desiredDeployment(ws), deploymentOf(ctx, "web"))).To(BeTrue(), "the Deployment is as applied: no apply is sent")
+		Expect(apply.UpToDate(desiredService(ws), serviceOf(ctx, "web"))).To(BeTrue(), "the Service is as applied: no apply is sent")
 		cached := &appsv1.Deployment{}
 		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredDeployment(ws), cached)
 		Expect(cached.Spec).To(BeZero(), "the cache keeps the digest of the Deployment's spec, not the spec")

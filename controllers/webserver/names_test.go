@@ -11,7 +11,7 @@ import (
 // object of the same kind and name: WebServer a's Service is a-service,
 // and WebServer a-service's Deployment shares that name, but not its kind.
 // Only objects the operator did not make can stand in a WebServer's way,
-// and those it leaves alone (kube.NameConflictError).
+// and those it leaves alone (apply.NameConflictError).
 func FuzzNamesApart(f *testing.F) {
 	f.Add("a", "a-service")
 	f.Add("a-service", "a-service-service")

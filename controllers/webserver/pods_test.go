@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/cached"
 )
 
 // The cache keeps, of a WebServer's pod, the scheduler's condition and the
@@ -84,7 +84,7 @@ func BenchmarkCachedPod(b *testing.B) {
 		b.Fatal(err)
 	}
 	var transform toolscache.TransformFunc
-	for obj, byObject := range kube.CacheOptions(nil, Owned...).ByObject {
+	for obj, byObject := range cached.Options(nil, Owned...).ByObject {
 		if _, ok := obj.(*corev1.Pod); ok {
 			transform = byObject.Transform
 		}

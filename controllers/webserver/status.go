@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -58,7 +59,7 @@ func setReady(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, problem
 	got := deployment.Status
 	switch {
 	case applyErr != nil:
-		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, kube.FailureReason(applyErr), applyErr.Error())
+		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, apply.FailureReason(applyErr), applyErr.Error())
 	case got.ObservedGeneration < deployment.Generation:
 		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonAwaitingDeployment,
 			fmt.Sprintf("The Deployment controller has not yet seen generation %d of the Deployment", deployment.Generation))

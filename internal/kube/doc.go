@@ -1,7 +1,10 @@
-// Package kube holds the mechanics every seed-operator controller shares:
-// the labels and owner reference of owned objects, server-side apply with
-// change detection and events, which never writes an object the owner does
-// not control (and watches such an object until it is out of the way), and
-// condition setters. A controller that needs one of these calls it here
-// rather than writing its own.
+// Package kube holds the small helpers every seed-operator controller
+// shares: the labels, field manager and owner reference of owned objects,
+// condition setters and the status patch, finalizers, the restricted
+// security contexts of the pods it makes, the controllers' retry delays
+// and the leader election's timings.
+//
+// It depends on no other package of the operator. Applying owned objects
+// belongs to package apply, and what the manager's cache keeps of them to
+// package cached.
 package kube

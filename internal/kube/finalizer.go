@@ -14,16 +14,16 @@ import (
 // it is already so. The optimistic lock keeps the patch, which replaces the
 // whole list, from dropping a finalizer someone else added meanwhile.
 //
-// When the lock fails, obj is read again from the API server and the patch
-// tried again: the cache obj came from may be behind for long (after an
-// API server outage, until its watch is back, up to half a minute), and
-// each try from it would fail the same way. An object that is gone has no
-// finalizer left to remove.
-func (a *Applier) SetFinalizer(ctx context.Context, obj client.Object, finalizer string, present bool) error {
+// When the lock fails, obj is read again from the API server (fresh) and
+// the patch tried again: the cache obj came from may be behind for long
+// (after an API server outage, until its watch is back, up to half a
+// minute), and each try from it would fail the same way. An object that is
+// gone has no finalizer left to remove.
+func SetFinalizer(ctx context.Context, c client.Client, fresh client.Reader, obj client.Object, finalizer string, present bool) error {
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		err := setFinalizer(ctx, a.Client, obj, finalizer, present)
+		err := setFinalizer(ctx, c, obj, finalizer, present)
 		if apierrors.IsConflict(err) {
-			if getErr := a.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), obj); getErr != nil {
+			if getErr := fresh.Get(ctx, client.ObjectKeyFromObject(obj), obj); getErr != nil {
 				return getErr
 			}
 		}

@@ -11,6 +11,9 @@ const (
 	ManagedBy = "seed-operator"
 )
 
+// FieldManager owns every field the operator sets on the objects it manages.
+const FieldManager = "seed-operator"
+
 // SelectorLabels identify the objects made for one custom resource. They
 // never include anything that changes over the resource's life (such as an
 // image tag), because a Deployment's selector is immutable.

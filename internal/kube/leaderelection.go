@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+// LeaderElectionID names the Lease on which the operator's replicas elect
+// the one that reconciles.
+const LeaderElectionID = "seed-operator.seed.example.com"
+
 // CheckLeaseTimings refuses leader election timings under which two
 // replicas could lead at once. A leader cut off from the API server keeps
 // its controllers running until it gives the lead up: after renewals fail

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -108,10 +109,10 @@ func Get(ctx context.Context, c client.Client, key client.ObjectKey, obj client.
 // manager's client), finds the object desired names up to date: the
 // cache's transform may have replaced its spec with a digest, which must
 // give the answer the whole object gives.
-func ExpectCachedUpToDate(ctx context.Context, cache client.Reader, desired kube.ApplyConfiguration, empty client.Object) {
+func ExpectCachedUpToDate(ctx context.Context, cache client.Reader, desired apply.ApplyConfiguration, empty client.Object) {
 	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
 	Eventually(ctx, func(g Gomega) {
 		g.Expect(cache.Get(ctx, key, empty)).To(Succeed())
-		g.Expect(kube.UpToDate(desired, empty)).To(BeTrue(), "the cached %s is as applied: no apply is sent", key)
+		g.Expect(apply.UpToDate(desired, empty)).To(BeTrue(), "the cached %s is as applied: no apply is sent", key)
 	}).Should(Succeed())
 }

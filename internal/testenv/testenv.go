@@ -18,6 +18,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/cached"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -28,7 +30,7 @@ type Env struct {
 	Config  *rest.Config
 	Client  client.Client
 	Manager ctrl.Manager
-	Applier *kube.Applier
+	Applier *apply.Applier
 
 	env    *envtest.Environment
 	cancel context.CancelFunc
@@ -39,7 +41,7 @@ type Env struct {
 // sets) and a manager set up as the operator's: it acts with the operator's
 // RBAC only, elects a leader on a Lease, and its cache holds only owned
 // objects the operator manages. Call Run once controllers are added.
-func Start(owned ...kube.Owned) (*Env, error) {
+func Start(owned ...cached.Owned) (*Env, error) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		return nil, fmt.Errorf("KUBEBUILDER_ASSETS is not set: run the tests with `make test`, which builds the control plane")
 	}
@@ -63,7 +65,7 @@ func Start(owned ...kube.Owned) (*Env, error) {
 	mgr, err := ctrl.NewManager(operator, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsserver.Options{BindAddress: "0"},
-		Cache:                         kube.CacheOptions(nil, owned...),
+		Cache:                         cached.Options(nil, owned...),
 		LeaderElection:                true,
 		LeaderElectionID:              kube.LeaderElectionID,
 		LeaderElectionNamespace:       OperatorNamespace,
@@ -72,7 +74,7 @@ func Start(owned ...kube.Owned) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	applier, err := kube.NewApplier(mgr)
+	applier, err := apply.NewApplier(mgr)
 	if err != nil {
 		return nil, err
 	}

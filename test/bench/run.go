@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/seed-operators/seed-operator/controllers"
+	"github.com/seed-operators/seed-operator/internal/cached"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
@@ -157,7 +158,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 		return res, err
 	}
 	fmt.Printf("N=%d: the operator's heap profile: go tool pprof -sample_index=inuse_space -top %s\n", n, profile)
-	cached, err := c.countCached(ctx, namespaces)
+	inCache, err := c.countCached(ctx, namespaces)
 	if err != nil {
 		return res, err
 	}
@@ -165,7 +166,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 	if err != nil {
 		return res, err
 	}
-	res.Memory = newMemoryResult(stats, heapStart, heapEnd, cached)
+	res.Memory = newMemoryResult(stats, heapStart, heapEnd, inCache)
 	res.CPUSeconds = stats.cpuSeconds
 	if measuresStarvation(cfg) {
 		fmt.Printf("N=%d: a few WebServers while %d Echoes are created, then alone\n", n, n)
@@ -349,7 +350,7 @@ func (c *clients) countCached(ctx context.Context, namespaces []string) (int, er
 	if err := c.eachObject(ctx, namespaces, crResources, metav1.ListOptions{}, add); err != nil {
 		return 0, err
 	}
-	for obj, byObject := range kube.CacheOptions(nil, controllers.Owned...).ByObject {
+	for obj, byObject := range cached.Options(nil, controllers.Owned...).ByObject {
 		gvr, err := resourceOf(obj)
 		if err != nil {
 			return 0, err

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 	"github.com/seed-operators/seed-operator/test/cluster"
@@ -254,7 +255,7 @@ func expectOwnedOnce(ctx context.Context, namespace string, perKind int) {
 	Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
 	creations := map[string]int32{}
 	for _, e := range events.Items {
-		if (e.Reason == kube.ReasonCreated || e.Reason == kube.ReasonRecreated) && e.Related != nil {
+		if (e.Reason == apply.ReasonCreated || e.Reason == apply.ReasonRecreated) && e.Related != nil {
 			// A series counts every occurrence, the first one included.
 			creations[e.Related.Kind+" "+e.Related.Name] += max(1, ptr.Deref(e.Series, eventsv1.EventSeries{}).Count)
 		}

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -102,8 +103,8 @@ var _ = Describe("High availability", Serial, func() {
 			Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
 			created := map[string]int32{}
 			for _, e := range events.Items {
-				Expect(e.Reason).NotTo(Equal(kube.ReasonRecreated), "%s %s: %s", e.Regarding.Kind, e.Regarding.Name, e.Note)
-				if e.Reason == kube.ReasonCreated {
+				Expect(e.Reason).NotTo(Equal(apply.ReasonRecreated), "%s %s: %s", e.Regarding.Kind, e.Regarding.Name, e.Note)
+				if e.Reason == apply.ReasonCreated {
 					created[e.Note] += occurrences(e)
 				}
 			}

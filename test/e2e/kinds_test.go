@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
@@ -165,7 +166,7 @@ var _ = Describe("On the local cluster", func() {
 			})
 
 		// The operator tells the control plane's writes from others' by the
-		// field managers' names (kube.controlPlaneManagers), so the local
+		// field managers' names (apply.IsControlPlane), so the local
 		// cluster's components must write under the names they have in any
 		// cluster, not that of the program they share.
 		It("has its Deployment kept by a field manager named kube-controller-manager", func(ctx SpecContext) {
@@ -225,7 +226,7 @@ var _ = Describe("On the local cluster", func() {
 			Expect(meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady).Message).To(ContainSubstring("exceeded quota: no-deployments"))
 
 			// A retried refusal is counted on its first event.
-			testenv.ExpectEvent(ctx, k8sClient, ws, "WebServer", kube.ReasonApplyFailed, "exceeded quota",
+			testenv.ExpectEvent(ctx, k8sClient, ws, "WebServer", apply.ReasonApplyFailed, "exceeded quota",
 				HaveField("Series", HaveValue(HaveField("Count", BeNumerically(">=", 2)))))
 
 			Expect(k8sClient.Delete(ctx, quota)).To(Succeed())

@@ -55,7 +55,7 @@ func implied(g grant, used map[grant]bool) string {
 	case g.verb == "update" && g.group == seedv1alpha1.GroupVersion.Group && strings.HasSuffix(g.resource, "/finalizers"):
 		return "OwnerReferencesPermissionEnforcement asks for update on the owner's finalizers when an owned object blocks its deletion"
 	case g == grant{seedv1alpha1.GroupVersion.Group, "demovolumes", "get"}, g == grant{"batch", "jobs", "get"}:
-		return "Applier.SetFinalizer reads a DemoVolume or a Job again after a conflict"
+		return "kube.SetFinalizer reads a DemoVolume or a Job again after a conflict"
 	case g == grant{"coordination.k8s.io", "leases", "create"}:
 		return "the first replica to run on a cluster creates the leader election Lease, which stays"
 	}

@@ -1,4 +1,4 @@
-package kube
+package apply
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 // NameConflictError says that an object of the name a custom resource would
@@ -66,7 +67,7 @@ type Adoptable func(obj client.Object) bool
 // mayApply tells whether owner may apply obj, an object of the name it
 // gives one of its objects: when it controls it (by its UID), or
 // adoptable (which may be nil) says it may take it over.
-func mayApply(owner Object, obj client.Object, adoptable Adoptable) bool {
+func mayApply(owner kube.Object, obj client.Object, adoptable Adoptable) bool {
 	return metav1.IsControlledBy(obj, owner) || (adoptable != nil && adoptable(obj))
 }
 
@@ -74,7 +75,7 @@ func mayApply(owner Object, obj client.Object, adoptable Adoptable) bool {
 // (mayApply). A conflict is recorded as a warning event on owner, and obj
 // is watched, so that owner is reconciled again when it goes away or
 // changes hands.
-func (a *Applier) checkControlled(ctx context.Context, owner Object, kind string, obj client.Object, adoptable Adoptable) error {
+func (a *Applier) checkControlled(ctx context.Context, owner kube.Object, kind string, obj client.Object, adoptable Adoptable) error {
 	key := conflictKey{kind: kind, namespace: obj.GetNamespace(), name: obj.GetName(), owner: owner.GetUID()}
 	if mayApply(owner, obj, adoptable) {
 		a.conflicts.resolved(key)
@@ -102,7 +103,7 @@ func (a *Applier) checkControlled(ctx context.Context, owner Object, kind string
 // reported tells whether owner's Ready condition already reports the
 // conflict: the event marks the moment it began, not every reconcile
 // that finds it again.
-func reported(owner Object, conflict *NameConflictError) bool {
+func reported(owner kube.Object, conflict *NameConflictError) bool {
 	ready := meta.FindStatusCondition(owner.GetConditions(), seedv1alpha1.ConditionReady)
 	return ready != nil && ready.Reason == seedv1alpha1.ReasonNameConflict && strings.Contains(ready.Message, conflict.Error())
 }

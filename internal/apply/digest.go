@@ -1,4 +1,4 @@
-package kube
+package apply
 
 import (
 	"crypto/sha256"
@@ -16,19 +16,19 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
-// appliedDigestAnnotation holds, on an object in the manager's cache, the
-// digest of what the operator's last apply set (appliedDigest). It exists
+// DigestAnnotation holds, on an object in the manager's cache, the
+// digest of what the operator's last apply set (AppliedDigest). It exists
 // only in the cache: the cache's transform sets it, or removes it, on every
 // object it stores, so a value someone wrote on the server is never read,
 // and the operator never writes a cached object back.
-const appliedDigestAnnotation = "cache.seed.example.com/applied-digest"
+const DigestAnnotation = "cache.seed.example.com/applied-digest"
 
-// appliedDigest is the digest of what the operator's last apply to obj set:
+// AppliedDigest is the digest of what the operator's last apply to obj set:
 // the fields its managed-fields entry names, and their values in obj. It is
 // "" when the operator never applied obj. An object from the cache carries
 // it, computed before its spec was dropped; any other is read whole.
-func appliedDigest(obj client.Object, gvk schema.GroupVersionKind) (string, error) {
-	if digest, ok := obj.GetAnnotations()[appliedDigestAnnotation]; ok {
+func AppliedDigest(obj client.Object, gvk schema.GroupVersionKind) (string, error) {
+	if digest, ok := obj.GetAnnotations()[DigestAnnotation]; ok {
 		return digest, nil
 	}
 	owned, err := appliedFields(obj)

@@ -1,4 +1,4 @@
-package kube
+package apply
 
 import (
 	"testing"
@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/seed-operators/seed-operator/internal/apply/applytest"
 )
 
 // Of a field applied whole, digest must tell apart exactly the values
@@ -77,13 +79,13 @@ func TestDigest(t *testing.T) {
 // presence, an atomic one whole, a list item by its keys as the API server
 // names it.
 func TestDigestReadsTheAppliedFields(t *testing.T) {
-	nginx := testDeployment("nginx:1.27")
+	nginx := applytest.Deployment("nginx:1.27")
 	service := corev1ac.Service("web", "ns").WithSpec(corev1ac.ServiceSpec().
 		WithSelector(map[string]string{"app": "a"}).
 		WithPorts(corev1ac.ServicePort().WithName("http").WithPort(80).WithTargetPort(intstr.FromString("http"))))
 	deployment := func(change func(d *appsv1.Deployment)) func(t *testing.T) client.Object {
 		return func(t *testing.T) client.Object {
-			d := appliedObject(t, nginx, nil)
+			d := applytest.AppliedDeployment(t, nginx, nil)
 			change(d)
 			return d
 		}
@@ -118,7 +120,7 @@ func TestDigestReadsTheAppliedFields(t *testing.T) {
 			desired: service,
 			live: func(t *testing.T) client.Object {
 				s := &corev1.Service{}
-				applyTo(t, service, s)
+				applytest.ApplyTo(t, service, s)
 				s.Spec.Ports[0].Protocol = corev1.ProtocolTCP
 				return s
 			},
@@ -171,7 +173,7 @@ func TestDigestReadsTheAppliedFields(t *testing.T) {
 // The digest is taken of every object the cache stores and of every desired
 // object the Applier compares: what it costs, for a WebServer's Deployment.
 func BenchmarkDigest(b *testing.B) {
-	config := testDeployment("nginx:1.27")
+	config := applytest.Deployment("nginx:1.27")
 	b.Run("desired", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -181,11 +183,11 @@ func BenchmarkDigest(b *testing.B) {
 		}
 	})
 	b.Run("cached", func(b *testing.B) {
-		live := appliedObject(b, config, nil)
+		live := applytest.AppliedDeployment(b, config, nil)
 		gvk := appsv1.SchemeGroupVersion.WithKind("Deployment")
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := appliedDigest(live, gvk); err != nil {
+			if _, err := AppliedDigest(live, gvk); err != nil {
 				b.Fatal(err)
 			}
 		}

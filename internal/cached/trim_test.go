@@ -1,4 +1,4 @@
-package kube
+package cached
 
 import (
 	"fmt"
@@ -9,9 +9,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/apply/applytest"
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 func TestTrimManagedFields(t *testing.T) {
@@ -21,8 +23,8 @@ func TestTrimManagedFields(t *testing.T) {
 			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{}}`),
 		}
 	}
-	applied := entry(FieldManager, metav1.ManagedFieldsOperationApply, "")
-	ownStatus := entry(FieldManager, metav1.ManagedFieldsOperationApply, "status")
+	applied := entry(kube.FieldManager, metav1.ManagedFieldsOperationApply, "")
+	ownStatus := entry(kube.FieldManager, metav1.ManagedFieldsOperationApply, "status")
 	controllerStatus := entry("kube-controller-manager", metav1.ManagedFieldsOperationUpdate, "status")
 	controllerSpec := entry("kube-controller-manager", metav1.ManagedFieldsOperationUpdate, "")
 	scheduler := entry("kube-scheduler", metav1.ManagedFieldsOperationUpdate, "binding")
@@ -68,15 +70,13 @@ func TestTrimManagedFields(t *testing.T) {
 		},
 		{
 			name: "a pod whose only entry of the operator's is not an apply counts as watched",
-			obj:  pod(entry(FieldManager, metav1.ManagedFieldsOperationUpdate, "")),
+			obj:  pod(entry(kube.FieldManager, metav1.ManagedFieldsOperationUpdate, "")),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			got, err := TrimManagedFields(tt.obj)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(got).To(BeIdenticalTo(tt.obj), "the cache's object is trimmed in place")
+			trimManagedFields(tt.obj)
 			kept := tt.obj.GetManagedFields()
 			g.Expect(kept).To(Equal(tt.wantEntries))
 			g.Expect(kept[len(kept):cap(kept)]).NotTo(ContainElement(Not(BeZero())),
@@ -92,10 +92,10 @@ func TestTrimManagedFields(t *testing.T) {
 
 // An object the informer hands over that has no metadata, such as the
 // marker of a deletion it missed, goes through untouched.
-func TestTrimManagedFieldsLeavesOtherObjects(t *testing.T) {
+func TestTransformLeavesOtherObjects(t *testing.T) {
 	g := NewWithT(t)
 	marker := struct{ Key string }{Key: "ns/name"}
-	got, err := TrimManagedFields(marker)
+	got, err := Owned{}.transform(marker)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got).To(Equal(marker))
 }
@@ -104,34 +104,34 @@ func TestTrimManagedFieldsLeavesOtherObjects(t *testing.T) {
 // of what the operator applied in place of the spec; the Applier's check
 // gives the same answer from it as from the whole object.
 func TestTrimToStatus(t *testing.T) {
-	nginx := testDeployment("nginx:1.27")
+	nginx := applytest.Deployment("nginx:1.27")
 
 	tests := []struct {
 		name       string
 		obj        func(t *testing.T) *appsv1.Deployment
-		desired    ApplyConfiguration
+		desired    apply.ApplyConfiguration
 		wantDigest bool
 		wantSpec   bool
 		want       types.GomegaMatcher
 	}{
 		{
 			name:       "as applied",
-			obj:        func(t *testing.T) *appsv1.Deployment { return appliedObject(t, nginx, nil) },
+			obj:        func(t *testing.T) *appsv1.Deployment { return applytest.AppliedDeployment(t, nginx, nil) },
 			desired:    nginx,
 			wantDigest: true,
 			want:       BeTrue(),
 		},
 		{
 			name:       "a new image is not in place",
-			obj:        func(t *testing.T) *appsv1.Deployment { return appliedObject(t, nginx, nil) },
-			desired:    testDeployment("nginx:1.28"),
+			obj:        func(t *testing.T) *appsv1.Deployment { return applytest.AppliedDeployment(t, nginx, nil) },
+			desired:    applytest.Deployment("nginx:1.28"),
 			wantDigest: true,
 			want:       BeFalse(),
 		},
 		{
 			name: "a value changed under the operator's entry",
 			obj: func(t *testing.T) *appsv1.Deployment {
-				d := appliedObject(t, nginx, map[string]string{"note": "kept"})
+				d := applytest.AppliedDeployment(t, nginx, map[string]string{"note": "kept"})
 				d.Spec.Template.Spec.Containers[0].Image = "busybox"
 				return d
 			},
@@ -142,7 +142,7 @@ func TestTrimToStatus(t *testing.T) {
 		{
 			name: "a digest written on the server is not believed",
 			obj: func(t *testing.T) *appsv1.Deployment {
-				return appliedObject(t, testDeployment("busybox"), map[string]string{appliedDigestAnnotation: "forged"})
+				return applytest.AppliedDeployment(t, applytest.Deployment("busybox"), map[string]string{apply.DigestAnnotation: "forged"})
 			},
 			desired:    nginx,
 			wantDigest: true,
@@ -151,7 +151,7 @@ func TestTrimToStatus(t *testing.T) {
 		{
 			name: "never applied by the operator",
 			obj: func(t *testing.T) *appsv1.Deployment {
-				d := appliedObject(t, nginx, map[string]string{appliedDigestAnnotation: "forged"})
+				d := applytest.AppliedDeployment(t, nginx, map[string]string{apply.DigestAnnotation: "forged"})
 				d.ManagedFields = nil
 				return d
 			},
@@ -161,7 +161,7 @@ func TestTrimToStatus(t *testing.T) {
 		{
 			name: "an entry that cannot be read keeps the object whole",
 			obj: func(t *testing.T) *appsv1.Deployment {
-				d := appliedObject(t, nginx, nil)
+				d := applytest.AppliedDeployment(t, nginx, nil)
 				d.ManagedFields[0].FieldsV1 = metav1.NewFieldsV1(`{"f:spec":`)
 				return d
 			},
@@ -191,23 +191,23 @@ func TestTrimToStatus(t *testing.T) {
 				g.Expect(obj.Annotations).To(HaveKeyWithValue("note", note), "other annotations stay")
 			}
 			if !tt.wantDigest {
-				g.Expect(obj.Annotations).NotTo(HaveKey(appliedDigestAnnotation))
+				g.Expect(obj.Annotations).NotTo(HaveKey(apply.DigestAnnotation))
 			}
 			trimmed := obj.DeepCopy()
 			_, err = Owned{Type: &appsv1.Deployment{}}.transform(obj)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(obj).To(Equal(trimmed), "the transform is idempotent")
 
-			upToDate, err := UpToDate(tt.desired, obj)
+			upToDate, err := apply.UpToDate(tt.desired, obj)
 			if tt.want == nil {
 				g.Expect(err).To(HaveOccurred(), "the reconcile reports the entry it cannot read")
 				return
 			}
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(upToDate).To(tt.want)
-			wholeUpToDate, err := UpToDate(tt.desired, whole)
+			wholeUpToDate, err := apply.UpToDate(tt.desired, whole)
 			g.Expect(err).NotTo(HaveOccurred())
-			if whole.Annotations[appliedDigestAnnotation] == "" {
+			if whole.Annotations[apply.DigestAnnotation] == "" {
 				g.Expect(upToDate).To(Equal(wholeUpToDate), "the same answer as from the whole object")
 			}
 		})
@@ -222,7 +222,7 @@ func TestTrimToStatusOfAPod(t *testing.T) {
 		t.Run(fmt.Sprintf("applied fields read: %t", appliedFieldsRead), func(t *testing.T) {
 			g := NewWithT(t)
 			entry := metav1.ManagedFieldsEntry{
-				Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+				Manager: kube.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
 				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:image":{},"f:name":{}}}}}`),
 			}
 			pod := &corev1.Pod{
@@ -234,150 +234,11 @@ func TestTrimToStatusOfAPod(t *testing.T) {
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(pod.Spec).To(BeZero())
 			g.Expect(pod.Status.Phase).To(Equal(corev1.PodRunning))
-			g.Expect(pod.Annotations).To(HaveKey(appliedDigestAnnotation))
+			g.Expect(pod.Annotations).To(HaveKey(apply.DigestAnnotation))
 			if appliedFieldsRead {
 				g.Expect(pod.ManagedFields).To(ConsistOf(entry))
 			} else {
 				g.Expect(pod.ManagedFields).To(BeNil())
-			}
-		})
-	}
-}
-
-// A claim whose spec a controller reads is only trimmed.
-func TestOwnedTransformKeepsASpecRead(t *testing.T) {
-	g := NewWithT(t)
-	claim := &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv-1"}}
-	_, err := Owned{Type: &corev1.PersistentVolumeClaim{}, SpecRead: true}.transform(claim)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(claim.Spec.VolumeName).To(Equal("pv-1"))
-	g.Expect(claim.Annotations).NotTo(HaveKey(appliedDigestAnnotation))
-}
-
-// A kind that two controllers own is cached once, with what either reads.
-func TestCacheOptionsMergesOwners(t *testing.T) {
-	g := NewWithT(t)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{{
-		Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
-		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:restartPolicy":{}}}`),
-	}}}, Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever}}
-	_, err := byObjectOf(g, Owned{Type: &corev1.Pod{}}, Owned{Type: &corev1.Pod{}, AppliedFieldsRead: true}).Transform(pod)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(pod.ManagedFields).To(HaveLen(1), "the entry one of them reads")
-	g.Expect(pod.Spec).To(BeZero(), "the spec neither reads")
-}
-
-// byObjectOf is the cache's options for the one kind that owned declares.
-func byObjectOf(g Gomega, owned ...Owned) cache.ByObject {
-	options := CacheOptions(nil, owned...)
-	g.Expect(options.ByObject).To(HaveLen(1))
-	for _, byObject := range options.ByObject {
-		return byObject
-	}
-	return cache.ByObject{}
-}
-
-// A status is trimmed for the one controller that reads the object, and
-// kept whole when another reads it too.
-func TestCacheOptionsTrimsTheStatusOfOneReader(t *testing.T) {
-	trim := func(obj client.Object) { obj.(*corev1.Pod).Status = corev1.PodStatus{} }
-	tests := []struct {
-		name     string
-		owned    []Owned
-		kind     string
-		wantTrim bool
-	}{
-		{
-			name:     "a pod of the kind that trims",
-			owned:    []Owned{{Type: &corev1.Pod{}, Of: "webserver", TrimStatus: trim}, {Type: &corev1.Pod{}, Of: "immortalcontainer"}},
-			kind:     "webserver",
-			wantTrim: true,
-		},
-		{
-			name:  "a pod of another kind",
-			owned: []Owned{{Type: &corev1.Pod{}, Of: "webserver", TrimStatus: trim}, {Type: &corev1.Pod{}, Of: "immortalcontainer"}},
-			kind:  "immortalcontainer",
-		},
-		{
-			name:  "a pod that an owner of every kind reads too",
-			owned: []Owned{{Type: &corev1.Pod{}, Of: "webserver", TrimStatus: trim}, {Type: &corev1.Pod{}}},
-			kind:  "webserver",
-		},
-		{
-			name:  "a pod that an owner of every kind, declared first, reads too",
-			owned: []Owned{{Type: &corev1.Pod{}}, {Type: &corev1.Pod{}, Of: "webserver", TrimStatus: trim}},
-			kind:  "webserver",
-		},
-		{
-			name:  "a pod that two owners trim",
-			owned: []Owned{{Type: &corev1.Pod{}, TrimStatus: trim}, {Type: &corev1.Pod{}, TrimStatus: trim}},
-			kind:  "webserver",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			pod := &corev1.Pod{
-				ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: map[string]string{LabelName: tt.kind}},
-				Status:     corev1.PodStatus{Phase: corev1.PodRunning},
-			}
-			_, err := byObjectOf(g, tt.owned...).Transform(pod)
-			g.Expect(err).NotTo(HaveOccurred())
-			if tt.wantTrim {
-				g.Expect(pod.Status).To(BeZero())
-			} else {
-				g.Expect(pod.Status.Phase).To(Equal(corev1.PodRunning))
-			}
-		})
-	}
-}
-
-// The cache holds the objects of a kind that some controller reads: only
-// those of the kinds named when every owner names one.
-func TestCacheOptionsSelectsTheKindsRead(t *testing.T) {
-	managed := func(kind string) labels.Set {
-		return labels.Set{LabelManagedBy: ManagedBy, LabelName: kind}
-	}
-	tests := []struct {
-		name        string
-		owned       []Owned
-		selected    []labels.Set
-		notSelected []labels.Set
-	}{
-		{
-			name:        "one owner of one kind",
-			owned:       []Owned{{Type: &corev1.Pod{}, Of: "webserver"}},
-			selected:    []labels.Set{managed("webserver")},
-			notSelected: []labels.Set{managed("echo"), {LabelName: "webserver"}, {LabelManagedBy: ManagedBy}},
-		},
-		{
-			name:        "owners of two kinds",
-			owned:       []Owned{{Type: &corev1.Pod{}, Of: "webserver"}, {Type: &corev1.Pod{}, Of: "immortalcontainer"}},
-			selected:    []labels.Set{managed("webserver"), managed("immortalcontainer")},
-			notSelected: []labels.Set{managed("echo"), {LabelName: "webserver"}},
-		},
-		{
-			name:        "an owner of every kind, after one of one kind",
-			owned:       []Owned{{Type: &corev1.Pod{}, Of: "webserver"}, {Type: &corev1.Pod{}}},
-			selected:    []labels.Set{managed("webserver"), managed("echo"), {LabelManagedBy: ManagedBy}},
-			notSelected: []labels.Set{{LabelName: "webserver"}},
-		},
-		{
-			name:        "an owner of every kind, before one of one kind",
-			owned:       []Owned{{Type: &corev1.Pod{}}, {Type: &corev1.Pod{}, Of: "webserver"}},
-			selected:    []labels.Set{managed("webserver"), managed("echo")},
-			notSelected: []labels.Set{{LabelName: "webserver"}},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			selector := byObjectOf(g, tt.owned...).Label
-			for _, set := range tt.selected {
-				g.Expect(selector.Matches(set)).To(BeTrue(), "%v selected", set)
-			}
-			for _, set := range tt.notSelected {
-				g.Expect(selector.Matches(set)).To(BeFalse(), "%v not selected", set)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package kube
+package apply
 
 import (
 	"context"
@@ -11,16 +11,24 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 var specField = fieldpath.PathElement{FieldName: ptr.To("spec")}
 
-// controlPlaneManagers are Kubernetes' own components. The spec fields they
-// set are part of how the object works, not drift: the volume a claim is
-// bound to, the node a pod is scheduled on.
+// controlPlaneManagers are Kubernetes' own components.
 var controlPlaneManagers = map[string]bool{
 	"kube-controller-manager": true,
 	"kube-scheduler":          true,
+}
+
+// IsControlPlane tells whether manager is one of Kubernetes' own
+// components. The spec fields they set are part of how the object works,
+// not drift: the volume a claim is bound to, the node a pod is scheduled
+// on.
+func IsControlPlane(manager string) bool {
+	return controlPlaneManagers[manager]
 }
 
 // debugSubresource is where `kubectl debug` adds its ephemeral containers to
@@ -76,7 +84,7 @@ func withParents(set *fieldpath.Set) *fieldpath.Set {
 func specFields(obj client.Object) (applied *fieldpath.Set, others map[string]*fieldpath.Set, err error) {
 	applied, others = &fieldpath.Set{}, map[string]*fieldpath.Set{}
 	for _, entry := range obj.GetManagedFields() {
-		if entry.FieldsV1 == nil || entry.Subresource == debugSubresource || controlPlaneManagers[entry.Manager] {
+		if entry.FieldsV1 == nil || entry.Subresource == debugSubresource || IsControlPlane(entry.Manager) {
 			continue
 		}
 		fields := &fieldpath.Set{}
@@ -84,7 +92,7 @@ func specFields(obj client.Object) (applied *fieldpath.Set, others map[string]*f
 			return nil, nil, fmt.Errorf("reading the fields managed by %q: %w", entry.Manager, err)
 		}
 		spec := fields.WithPrefix(specField)
-		if isApplied(entry) {
+		if IsApplied(entry) {
 			applied = applied.Union(spec)
 			continue
 		}
@@ -140,7 +148,7 @@ func isPodTemplateAnnotation(p fieldpath.Path) bool {
 // version read: whatever changed since, the spec to write is the same, and
 // a read from a cache that is a little behind must not fail the repair.
 func (a *Applier) removeForeignSpecFields(
-	ctx context.Context, owner Object, desired ApplyConfiguration, current client.Object, foreign []string,
+	ctx context.Context, owner kube.Object, desired ApplyConfiguration, current client.Object, foreign []string,
 ) error {
 	patch, err := replaceSpecPatch(desired)
 	if err != nil {
@@ -149,7 +157,7 @@ func (a *Applier) removeForeignSpecFields(
 	// Patch fills the object it is given with the answer; current is the
 	// caller's record of what was there before.
 	target, _ := current.DeepCopyObject().(client.Object)
-	if err := a.Writer.Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
+	if err := a.Writer.Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(kube.FieldManager)); err != nil {
 		added := strings.Join(foreign, ", ")
 		a.warn(owner, "Update", "Could not remove the spec fields %s added to %s %s: %v", added, ptr.Deref(desired.GetKind(), ""), current.GetName(), err)
 		return fmt.Errorf("removing the spec fields %s added: %w", added, err)

@@ -1,4 +1,4 @@
-package kube
+package apply
 
 import (
 	"fmt"
@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 // typeConverter knows the schemas of the built-in kinds, which are the
@@ -37,7 +39,7 @@ var identityFields = fieldpath.NewSet(
 // shows as missing. live comes from the cache, which makes the check free
 // of API requests; a cache that is behind only costs an apply. The cache
 // may keep only the digest of what was applied in place of the spec
-// (CacheOptions); any other object is read whole.
+// (package cached); any other object is read whole.
 func UpToDate(desired ApplyConfiguration, live client.Object) (bool, error) {
 	want, err := typedDesired(desired)
 	if err != nil {
@@ -77,7 +79,7 @@ func typedDesired(desired ApplyConfiguration) (*desiredObject, error) {
 // upToDate is UpToDate for the desired object d: the digests of what the
 // operator's last apply set in live and of what d would set are equal.
 func (d *desiredObject) upToDate(live client.Object) (bool, error) {
-	got, err := appliedDigest(live, d.gvk)
+	got, err := AppliedDigest(live, d.gvk)
 	if err != nil || got == "" {
 		return false, err
 	}
@@ -88,7 +90,7 @@ func (d *desiredObject) upToDate(live client.Object) (bool, error) {
 // or nil when it never applied obj.
 func appliedFields(obj client.Object) (*fieldpath.Set, error) {
 	for _, entry := range obj.GetManagedFields() {
-		if !isApplied(entry) || entry.FieldsV1 == nil {
+		if !IsApplied(entry) || entry.FieldsV1 == nil {
 			continue
 		}
 		fields := &fieldpath.Set{}
@@ -100,9 +102,9 @@ func appliedFields(obj client.Object) (*fieldpath.Set, error) {
 	return nil, nil
 }
 
-// isApplied tells whether entry is that of the operator's applies.
-func isApplied(entry metav1.ManagedFieldsEntry) bool {
-	return entry.Manager == FieldManager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == ""
+// IsApplied tells whether entry is that of the operator's applies.
+func IsApplied(entry metav1.ManagedFieldsEntry) bool {
+	return entry.Manager == kube.FieldManager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == ""
 }
 
 // toTyped is desired as a value of its kind's schema.

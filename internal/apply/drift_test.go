@@ -1,4 +1,4 @@
-package kube
+package apply
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 func TestForeignSpecManagers(t *testing.T) {
@@ -22,7 +24,7 @@ func TestForeignSpecManagers(t *testing.T) {
 		e.Subresource = name
 		return e
 	}
-	ours := entry(FieldManager, metav1.ManagedFieldsOperationApply,
+	ours := entry(kube.FieldManager, metav1.ManagedFieldsOperationApply,
 		`{"f:spec":{"f:replicas":{},"f:selector":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{},"f:image":{}}}}}}}`)
 
 	tests := []struct {
@@ -67,7 +69,7 @@ func TestForeignSpecManagers(t *testing.T) {
 		{
 			name: "kubectl scale, through the scale subresource, after a field the operator no longer owns",
 			entries: []metav1.ManagedFieldsEntry{
-				entry(FieldManager, metav1.ManagedFieldsOperationApply, `{"f:spec":{"f:selector":{}}}`),
+				entry(kube.FieldManager, metav1.ManagedFieldsOperationApply, `{"f:spec":{"f:selector":{}}}`),
 				subresource(entry("kubectl", metav1.ManagedFieldsOperationUpdate, `{"f:spec":{"f:replicas":{}}}`), "scale")},
 			want: []string{"kubectl"},
 		},
@@ -117,7 +119,7 @@ func TestStrayManagers(t *testing.T) {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
 	}
 	applied := func(ports ...int) metav1.ManagedFieldsEntry {
-		return entry(FieldManager, metav1.ManagedFieldsOperationApply, ports...)
+		return entry(kube.FieldManager, metav1.ManagedFieldsOperationApply, ports...)
 	}
 	tests := []struct {
 		name    string
@@ -134,15 +136,15 @@ func TestStrayManagers(t *testing.T) {
 		},
 		{
 			name:    "the port the operator's repair wrote, still the spec's",
-			entries: []metav1.ManagedFieldsEntry{applied(80), entry(FieldManager, metav1.ManagedFieldsOperationUpdate, 80)},
+			entries: []metav1.ManagedFieldsEntry{applied(80), entry(kube.FieldManager, metav1.ManagedFieldsOperationUpdate, 80)},
 			port:    80,
 			want:    nil,
 		},
 		{
 			name:    "the port the operator's repair wrote, since moved by the spec",
-			entries: []metav1.ManagedFieldsEntry{applied(80), entry(FieldManager, metav1.ManagedFieldsOperationUpdate, 80)},
+			entries: []metav1.ManagedFieldsEntry{applied(80), entry(kube.FieldManager, metav1.ManagedFieldsOperationUpdate, 80)},
 			port:    8081,
-			want:    []string{FieldManager},
+			want:    []string{kube.FieldManager},
 		},
 		{
 			name:    "a field the spec sets, changed by hand: the apply takes it back",

@@ -1,18 +1,16 @@
-package kube
+package cached
 
 import (
 	"fmt"
 	"reflect"
-	"slices"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 // Owned is a kind of object the operator makes, and what its controllers
@@ -37,7 +35,7 @@ type Owned struct {
 	// objects no other controller reads, and, like any transform, must
 	// keep all of what it kept when given it again.
 	TrimStatus func(client.Object)
-	// Of is the kind, as the objects' LabelName says, whose objects of
+	// Of is the kind, as the objects' kube.LabelName says, whose objects of
 	// Type the controller reads, when it reads only those: the pods it
 	// watches are those of its own kind, not those the operator's Jobs
 	// and Deployments make for other kinds. Empty, every object of Type
@@ -45,14 +43,14 @@ type Owned struct {
 	Of string
 }
 
-// CacheOptions are the manager's cache options: the namespaces watched
+// Options are the manager's cache options: the namespaces watched
 // (nil for all), and, for each owned kind, only the objects the operator
 // manages, so that a cluster full of other Deployments and Services costs
 // the manager no memory; of those, only the ones made for the kinds that
 // read them, when they say (Owned.Of). Of the managed fields, the cache
 // keeps only those the operator reads: none of its custom resources', and
-// of owned objects', those TrimManagedFields keeps.
-func CacheOptions(namespaces map[string]cache.Config, owned ...Owned) cache.Options {
+// of owned objects', those trimManagedFields keeps.
+func Options(namespaces map[string]cache.Config, owned ...Owned) cache.Options {
 	return cache.Options{
 		DefaultNamespaces: namespaces,
 		DefaultTransform:  cache.TransformStripManagedFields(),
@@ -104,7 +102,7 @@ func (rs readers) transform(obj any) (any, error) {
 func (rs readers) of(obj any) Owned {
 	var kind string
 	if o, ok := obj.(metav1.Object); ok {
-		kind = o.GetLabels()[LabelName]
+		kind = o.GetLabels()[kube.LabelName]
 	}
 	var merged Owned
 	read := 0
@@ -126,115 +124,14 @@ func (rs readers) of(obj any) Owned {
 // managedSelector selects the objects the operator manages, of the kinds
 // given, or of any kind when none is.
 func managedSelector(kinds []string) labels.Selector {
-	selector := labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})
+	selector := labels.SelectorFromSet(labels.Set{kube.LabelManagedBy: kube.ManagedBy})
 	if len(kinds) == 0 {
 		return selector
 	}
-	of, err := labels.NewRequirement(LabelName, selection.In, kinds)
+	of, err := labels.NewRequirement(kube.LabelName, selection.In, kinds)
 	if err != nil {
 		// Only a kind that is no label value gets here: a programming error.
 		panic(fmt.Sprintf("selecting objects of kinds %v: %v", kinds, err))
 	}
 	return selector.Add(*of)
-}
-
-// transform trims obj to what o says is read of it.
-func (o Owned) transform(obj any) (any, error) {
-	if _, err := TrimManagedFields(obj); err != nil {
-		return obj, err
-	}
-	if co, ok := obj.(client.Object); ok && o.TrimStatus != nil {
-		o.TrimStatus(co)
-	}
-	if o.SpecRead {
-		return obj, nil
-	}
-	return trimToStatus(obj, o.AppliedFieldsRead)
-}
-
-// trimToStatus replaces the spec of the object with the digest of what the
-// operator applied (appliedDigest), and drops the operator's entry in the
-// managed fields with it unless keepApplied.
-func trimToStatus(obj any, keepApplied bool) (any, error) {
-	o, ok := obj.(client.Object)
-	if !ok {
-		return obj, nil
-	}
-	// A transform is to be idempotent, and an object without a spec was
-	// trimmed already: the API server never stores an empty spec of a kind
-	// the operator makes.
-	spec := reflect.ValueOf(o).Elem().FieldByName("Spec")
-	if !spec.CanSet() || spec.IsZero() {
-		return obj, nil
-	}
-	annotations := o.GetAnnotations()
-	delete(annotations, appliedDigestAnnotation)
-	sum, ok := digestOfWhole(o)
-	if !ok {
-		// Kept whole: the reconcile computes the digest from the object,
-		// and reports why it cannot.
-		return obj, nil
-	}
-	if sum != "" {
-		if annotations == nil {
-			annotations = map[string]string{}
-		}
-		annotations[appliedDigestAnnotation] = sum
-		o.SetAnnotations(annotations)
-	}
-	if !keepApplied {
-		dropManagedFields(o, isApplied)
-	}
-	spec.SetZero()
-	return obj, nil
-}
-
-// digestOfWhole is appliedDigest of an object that still has its spec, and
-// whether it could be computed.
-func digestOfWhole(o client.Object) (string, bool) {
-	gvk, err := apiutil.GVKForObject(o, clientgoscheme.Scheme)
-	if err != nil {
-		return "", false
-	}
-	sum, err := appliedDigest(o, gvk)
-	return sum, err == nil
-}
-
-// TrimManagedFields drops from a cached object the managed-field entries
-// the operator never reads: those of status writes, and those of the
-// control plane's components. ForeignSpecManagers looks for spec fields of
-// other managers, and skips the control plane's; UpToDate reads the
-// operator's own entry. Status entries are most of an owned object's
-// managed fields (a pod's conditions, a Deployment's), and managed fields
-// are much of its size.
-//
-// Of a pod the operator did not apply itself (one of a Deployment), which
-// it only watches for its status, it keeps no managed fields.
-func TrimManagedFields(obj any) (any, error) {
-	o, ok := obj.(metav1.Object)
-	if !ok {
-		return obj, nil
-	}
-	applied := slices.ContainsFunc(o.GetManagedFields(), isApplied)
-	if pod, ok := obj.(*corev1.Pod); ok && !applied {
-		pod.ManagedFields = nil
-		return obj, nil
-	}
-	dropManagedFields(o, func(entry metav1.ManagedFieldsEntry) bool {
-		return entry.Subresource == "status" || controlPlaneManagers[entry.Manager]
-	})
-	return obj, nil
-}
-
-// dropManagedFields drops o's managed-field entries that drop tells, in
-// place, and what they held with them: the decoded array stays behind the
-// slice, where an entry left past its end would keep its fields alive in
-// the cache, and an empty slice the array.
-func dropManagedFields(o metav1.Object, drop func(metav1.ManagedFieldsEntry) bool) {
-	// DeleteFunc zeroes the entries it moves past the end.
-	kept := slices.DeleteFunc(o.GetManagedFields(), drop)
-	if len(kept) == 0 {
-		kept = nil
-	}
-	o.SetManagedFields(kept)
 }

@@ -1,4 +1,4 @@
-package kube
+package apply
 
 import (
 	"context"
@@ -19,14 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
-
-// FieldManager owns every field the operator sets on the objects it manages.
-const FieldManager = "seed-operator"
-
-// LeaderElectionID names the Lease on which the operator's replicas elect
-// the one that reconciles.
-const LeaderElectionID = "seed-operator.seed.example.com"
 
 // Event reasons for what the operator does to owned objects.
 const (
@@ -81,7 +76,7 @@ func NewApplier(mgr manager.Manager) (*Applier, error) {
 		Client:    mgr.GetClient(),
 		Writer:    writer,
 		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorder(FieldManager),
+		Recorder:  mgr.GetEventRecorder(kube.FieldManager),
 		conflicts: conflicts,
 	}, nil
 }
@@ -89,7 +84,7 @@ func NewApplier(mgr manager.Manager) (*Applier, error) {
 // ConflictSource is where the controller of owner's kind hears of the
 // owners to reconcile again because an object in their way
 // (NameConflictError) went away or changed hands.
-func (a *Applier) ConflictSource(owner Object) (source.Source, error) {
+func (a *Applier) ConflictSource(owner kube.Object) (source.Source, error) {
 	return a.conflicts.source(a.kindOf(owner), owner)
 }
 
@@ -132,7 +127,7 @@ const absentVersion = "9223372036854775807"
 // describe it (left empty when the object is not the owner's). When
 // nothing was sent, that is the cache's copy, which has no spec for a kind
 // whose spec no controller reads (Owned).
-func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) error {
+func (a *Applier) Apply(ctx context.Context, owner kube.Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) error {
 	var o applyOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -169,7 +164,7 @@ func (a *Applier) Apply(ctx context.Context, owner Object, desired ApplyConfigur
 // exists: then it tells that the name is taken. On success, live is the
 // object created.
 func (a *Applier) create(
-	ctx context.Context, owner Object, desired ApplyConfiguration, key client.ObjectKey, live client.Object,
+	ctx context.Context, owner kube.Object, desired ApplyConfiguration, key client.ObjectKey, live client.Object,
 ) (taken bool, err error) {
 	kind := ptr.Deref(desired.GetKind(), "")
 	om := objectMeta(desired)
@@ -190,7 +185,7 @@ func (a *Applier) create(
 // update applies desired to previous, an object of the owner's, as the
 // cache or the API server has it, unless it already matches.
 func (a *Applier) update(
-	ctx context.Context, owner Object, desired ApplyConfiguration, key client.ObjectKey, previous, live client.Object, exclusive bool,
+	ctx context.Context, owner kube.Object, desired ApplyConfiguration, key client.ObjectKey, previous, live client.Object, exclusive bool,
 ) error {
 	kind := ptr.Deref(desired.GetKind(), "")
 	want, err := typedDesired(desired)
@@ -229,8 +224,8 @@ func (a *Applier) update(
 
 // recordChange records on owner an event for what an apply did to live, if
 // it did anything (changeReason).
-func (a *Applier) recordChange(owner Object, live client.Object, kind string, created, changed bool) {
-	if reason, verb := changeReason(created, changed, SpecObserved(owner)); reason != "" {
+func (a *Applier) recordChange(owner kube.Object, live client.Object, kind string, created, changed bool) {
+	if reason, verb := changeReason(created, changed, kube.SpecObserved(owner)); reason != "" {
 		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, live.GetName())
 	}
 }
@@ -272,7 +267,7 @@ func (a *Applier) byName(ctx context.Context, key client.ObjectKey, empty client
 // apply applies desired, after removing the spec fields that the foreign
 // managers added to previous, and tells whether it created the object.
 func (a *Applier) apply(
-	ctx context.Context, owner Object, desired ApplyConfiguration, key client.ObjectKey, previous client.Object, foreign []string,
+	ctx context.Context, owner kube.Object, desired ApplyConfiguration, key client.ObjectKey, previous client.Object, foreign []string,
 ) (bool, error) {
 	kind := ptr.Deref(desired.GetKind(), "")
 	if len(foreign) > 0 {
@@ -281,7 +276,7 @@ func (a *Applier) apply(
 		}
 	}
 	ctx, status := withResponseStatus(ctx)
-	if err := a.Writer.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if err := a.Writer.Apply(ctx, desired, client.FieldOwner(kube.FieldManager), client.ForceOwnership); err != nil {
 		err = summarized(err)
 		// A namespace being deleted refuses the event as it refused the
 		// object, and the owner goes with it. A conflict is a create that
@@ -301,7 +296,7 @@ const maxEventNote = 1024
 // warn records a warning event on owner, cut to the length an event may
 // have: the API server's error messages can be longer, and an event that
 // is too long is dropped entirely.
-func (a *Applier) warn(owner Object, action, format string, args ...any) {
+func (a *Applier) warn(owner kube.Object, action, format string, args ...any) {
 	a.Recorder.Eventf(owner, nil, corev1.EventTypeWarning, ReasonApplyFailed, action, "%s", truncate(fmt.Sprintf(format, args...), maxEventNote))
 }
 
