@@ -12,6 +12,8 @@ import (
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/apply/applytest"
+	"github.com/seed-operators/seed-operator/internal/cached/cachedtest"
 )
 
 // claimWith is the claim "data" with the given status, bound to a volume
@@ -195,7 +197,11 @@ func TestComputeStatus(t *testing.T) {
 			dv := newDemoVolume()
 			dv.Generation = 7
 
-			computeStatus(dv, tt.pvc, tt.applyErr)
+			pvc := applytest.Applied(t, desiredClaim(dv), tt.pvc)
+			fromCache := dv.DeepCopy()
+			computeStatus(dv, pvc, tt.applyErr)
+			computeStatus(fromCache, cachedtest.AsCached(t, Owned, pvc), tt.applyErr)
+			cachedtest.ExpectSameStatus(t, fromCache, dv)
 
 			st := dv.Status
 			g.Expect(st.ObservedGeneration).To(BeEquivalentTo(7))

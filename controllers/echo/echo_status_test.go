@@ -13,6 +13,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply/applytest"
+	"github.com/seed-operators/seed-operator/internal/cached/cachedtest"
 )
 
 func TestComputeEchoStatus(t *testing.T) {
@@ -140,7 +142,11 @@ func TestComputeEchoStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			e := newEcho(func(e *seedv1alpha1.Echo) { e.Generation = 2 })
-			computeEchoStatus(e, tt.job, tt.applyErr)
+			job := applytest.Applied(t, desiredJob(e), tt.job)
+			fromCache := e.DeepCopy()
+			computeEchoStatus(e, job, tt.applyErr)
+			computeEchoStatus(fromCache, cachedtest.AsCached(t, Owned, job), tt.applyErr)
+			cachedtest.ExpectSameStatus(t, fromCache, e)
 
 			g.Expect(e.Status.ObservedGeneration).To(BeEquivalentTo(2))
 			g.Expect(e.Status.Phase).To(Equal(tt.wantPhase))

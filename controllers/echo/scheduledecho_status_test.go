@@ -12,6 +12,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply/applytest"
+	"github.com/seed-operators/seed-operator/internal/cached/cachedtest"
 )
 
 func TestComputeScheduledStatus(t *testing.T) {
@@ -62,7 +64,11 @@ func TestComputeScheduledStatus(t *testing.T) {
 			s := newScheduledEcho(func(s *seedv1alpha1.ScheduledEcho) {
 				s.Status.Active = []string{"an-old-run"}
 			})
-			computeScheduledStatus(s, tt.cronJob, tt.applyErr)
+			cronJob := applytest.Applied(t, desiredCronJob(s), tt.cronJob)
+			fromCache := s.DeepCopy()
+			computeScheduledStatus(s, cronJob, tt.applyErr)
+			computeScheduledStatus(fromCache, cachedtest.AsCached(t, Owned, cronJob), tt.applyErr)
+			cachedtest.ExpectSameStatus(t, fromCache, s)
 
 			ready := meta.FindStatusCondition(s.Status.Conditions, seedv1alpha1.ConditionReady)
 			g.Expect(ready).NotTo(BeNil())

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply/applytest"
+	"github.com/seed-operators/seed-operator/internal/cached/cachedtest"
 )
 
 // podOf is the pod the operator started for newImmortalContainer(), in the
@@ -197,7 +199,17 @@ func TestComputeStatus(t *testing.T) {
 			tt.ic.Status.CurrentPod = "stale"
 			tt.ic.Status.NextStartTime = &metav1.Time{Time: now.Add(time.Hour)}
 
-			computeStatus(tt.ic, tt.pod, now, tt.stepErr)
+			pod := tt.pod
+			if pod != nil {
+				pod = applytest.Applied(t, desiredPod(tt.ic), pod)
+			}
+			fromCache := tt.ic.DeepCopy()
+			computeStatus(tt.ic, pod, now, tt.stepErr)
+			if pod != nil {
+				pod = cachedtest.AsCached(t, Owned, pod)
+			}
+			computeStatus(fromCache, pod, now, tt.stepErr)
+			cachedtest.ExpectSameStatus(t, fromCache, tt.ic)
 
 			st := tt.ic.Status
 			g.Expect(st.ObservedGeneration).To(BeEquivalentTo(7))

@@ -13,12 +13,15 @@ import (
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply/applytest"
+	"github.com/seed-operators/seed-operator/internal/cached/cachedtest"
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 // deploymentWith is a Deployment at generation 2 whose controller reported
 // the given status.
 func deploymentWith(status appsv1.DeploymentStatus) *appsv1.Deployment {
-	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Generation: 2}, Status: status}
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a", Generation: 2}, Status: status}
 }
 
 func TestComputeStatus(t *testing.T) {
@@ -159,8 +162,11 @@ func TestComputeStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			tt.ws.Generation = 7
+			deployment := applytest.Applied(t, desiredDeployment(tt.ws), tt.deployment)
+			pods := podsOf(tt.ws, tt.pods)
+			fromCache := tt.ws.DeepCopy()
 
-			computeStatus(tt.ws, tt.deployment, tt.pods, tt.applyErr)
+			computeStatus(tt.ws, deployment, pods, tt.applyErr)
 
 			st := tt.ws.Status
 			g.Expect(st.ObservedGeneration).To(BeEquivalentTo(7))
@@ -178,6 +184,9 @@ func TestComputeStatus(t *testing.T) {
 			g.Expect(ready.Message).To(ContainSubstring(tt.wantMessage))
 			avail := meta.FindStatusCondition(st.Conditions, seedv1alpha1.WebServerAvailable)
 			g.Expect(avail.Status).To(Equal(tt.wantAvailable))
+
+			computeStatus(fromCache, cachedtest.AsCached(t, Owned, deployment), asCached(t, pods), tt.applyErr)
+			cachedtest.ExpectSameStatus(t, fromCache, tt.ws)
 		})
 	}
 }
@@ -223,6 +232,27 @@ func waitingPod(name, reason, message string) corev1.Pod {
 	}
 }
 
+// podsOf are pods, as the WebServer's Deployment labels them.
+func podsOf(ws *seedv1alpha1.WebServer, pods []corev1.Pod) []corev1.Pod {
+	labelled := make([]corev1.Pod, 0, len(pods))
+	for _, pod := range pods {
+		pod := pod.DeepCopy()
+		pod.Labels = kube.Labels(kind, ws.Name)
+		labelled = append(labelled, *pod)
+	}
+	return labelled
+}
+
+// asCached are pods as the manager's cache keeps them.
+func asCached(tb testing.TB, pods []corev1.Pod) []corev1.Pod {
+	tb.Helper()
+	cached := make([]corev1.Pod, 0, len(pods))
+	for i := range pods {
+		cached = append(cached, *cachedtest.AsCached(tb, Owned, &pods[i]))
+	}
+	return cached
+}
+
 func TestPodProblem(t *testing.T) {
 	deleting := waitingPod("web-z", "ErrImagePull", "not found")
 	deleting.DeletionTimestamp = ptr.To(metav1.Now())
@@ -258,12 +288,7 @@ func TestPodProblem(t *testing.T) {
 			g := NewWithT(t)
 			g.Expect(podProblem(tt.pods)).To(Equal(tt.want))
 
-			cached := make([]corev1.Pod, 0, len(tt.pods))
-			for _, pod := range tt.pods {
-				pod := pod.DeepCopy()
-				keepProblemStatus(pod)
-				cached = append(cached, *pod)
-			}
+			cached := asCached(t, podsOf(newWebServer(), tt.pods))
 			g.Expect(podProblem(cached)).To(Equal(tt.want), "from what the cache keeps of the pods")
 		})
 	}

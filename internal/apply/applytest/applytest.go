@@ -7,6 +7,7 @@ package applytest
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -106,4 +107,30 @@ func ApplyTo(tb testing.TB, config runtime.ApplyConfiguration, obj client.Object
 		Manager: kube.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
 		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(fields)),
 	}})
+}
+
+// Applied is the object as the API server keeps it once the operator
+// applied desired, with the labels, spec and managed-fields entry of the
+// apply, and what fixture sets over them: its status, or a spec field
+// changed since. A fixture with no name stands for no object at all (what
+// Apply leaves when the name is not the owner's), and is returned as it
+// is.
+func Applied[T client.Object](tb testing.TB, desired runtime.ApplyConfiguration, fixture T) T {
+	tb.Helper()
+	if fixture.GetName() == "" {
+		return fixture
+	}
+	obj, ok := reflect.New(reflect.TypeOf(fixture).Elem()).Interface().(T)
+	if !ok {
+		tb.Fatalf("making an empty %T", fixture)
+	}
+	ApplyTo(tb, desired, obj)
+	data, err := json.Marshal(fixture)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(data, obj); err != nil {
+		tb.Fatal(err)
+	}
+	return obj
 }
