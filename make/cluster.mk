@@ -1,0 +1,98 @@
+# The local cluster: its start and stop, the Debian packages its real node
+# needs on the host, and the Kubernetes distribution it runs, built from
+# source (kube-apiserver and the other components, etcd, kwok, containerd,
+# the CNI plugins, the registry, CoreDNS, the volume provisioner).
+
+##@ Local cluster
+
+# What hack/cluster runs (test/cluster); the ports, the number of kwok
+# nodes (CLUSTER_NODES) and of real nodes (CLUSTER_REAL_NODES, 1 or 0) can
+# be set the same way (APISERVER_PORT=..., see docs/local-cluster.md).
+CLUSTER_REAL_NODES ?= 1
+CLUSTER_BINARIES = $(ETCD) $(KUBE) $(KWOK) $(KUSTOMIZE) $(REGISTRY)
+ifneq ($(CLUSTER_REAL_NODES),0)
+CLUSTER_BINARIES += $(CONTAINERD) $(CONTAINERD_SHIM) $(CNI_DIR) $(IMAGES) infra-inputs host-packages
+endif
+CLUSTER_ENV = ETCD=$(ETCD) KUBE=$(KUBE) KWOK=$(KWOK) KWOK_VERSION=$(KWOK_VERSION) KUSTOMIZE=$(KUSTOMIZE) \
+	REGISTRY=$(REGISTRY) CONTAINERD=$(CONTAINERD) CONTAINERD_SHIM=$(CONTAINERD_SHIM) CNI_DIR=$(CNI_DIR) \
+	IMAGES=$(IMAGES) CLUSTER_REAL_NODES=$(CLUSTER_REAL_NODES) $(IMAGES_ENV)
+CLUSTER_KUBECONFIG = $(LOCALBIN)/cluster/kubeconfig
+CLUSTER_CA = $(LOCALBIN)/cluster/pki/ca.crt
+# The scripts run it as a command (STEER, CLUSTER), where no environment
+# assignment may lead: the machine's Go runs this helper of the cluster.
+CLUSTER = go run ./hack/cluster
+
+.PHONY: cluster-up
+cluster-up: $(CLUSTER_BINARIES) ## Start the local cluster: control plane, kwok nodes and a real node; a no-op when it runs.
+	$(CLUSTER_ENV) $(CLUSTER) up
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster, put the host back as it was, and delete the cluster's state (logs and images stay).
+	$(CLUSTER_ENV) $(CLUSTER) down
+
+.PHONY: cluster-status
+cluster-status: ## Tell which processes of the local cluster run, and what the real node reports.
+	$(CLUSTER_ENV) $(CLUSTER) status
+
+.PHONY: host-packages
+host-packages: ## Install the Debian packages the real node runs on the host: runc, nftables, conntrack.
+	hack/debian.sh install runc nftables conntrack
+
+# The cluster's programs, built from source (their versions and paths are
+# in make/tools.mk).
+
+# The version stamped into the control plane binaries, so clients (and OLM's
+# minKubeVersion check) see a real version rather than v0.0.0-master.
+kube-version-ldflags = -X $(1).gitVersion=$(KUBERNETES_VERSION) \
+	-X $(1).gitMajor=$(word 1,$(subst ., ,$(KUBERNETES_VERSION:v%=%))) \
+	-X $(1).gitMinor=$(word 2,$(subst ., ,$(KUBERNETES_VERSION:v%=%))) -X $(1).gitTreeState=clean
+KUBE_LDFLAGS = -s -w $(call kube-version-ldflags,k8s.io/component-base/version) \
+	$(call kube-version-ldflags,k8s.io/client-go/pkg/version)
+# Built the way Kubernetes builds its release binaries: static, with its tags.
+KUBE_BUILD = cd hack/tools/kube && go build -tags=selinux,notest,grpcnotrace -ldflags "$(KUBE_LDFLAGS)"
+
+# envtest needs the API server alone; the local cluster, every component.
+$(KUBE_APISERVER): hack/tools/kube/go.mod | $(LOCALBIN)
+	$(KUBE_BUILD) -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+
+.PHONY: kube
+kube: $(KUBE) ## Build the Kubernetes components the local cluster runs, as one program.
+$(KUBE): hack/tools/kube/go.mod hack/tools/kube/main.go | $(LOCALBIN)
+	$(KUBE_BUILD) -o $@ .
+
+$(ETCD): | $(LOCALBIN)
+	hack/build-module-binary.sh go.etcd.io/etcd/server/v3 $(ETCD_VERSION) $(ETCD_VERSION) go.etcd.io/etcd/server/v3 $@
+
+.PHONY: containerd
+containerd: $(CONTAINERD) $(CONTAINERD_SHIM) ## Build containerd and its runc shim.
+$(CONTAINERD): | $(LOCALBIN)
+	$(call go-install-tool,$@,$(CONTAINERD_PACKAGE),$(CONTAINERD_FLAGS),no_btrfs$(comma)no_devmapper$(comma)no_zfs$(comma)urfave_cli_no_docs)
+$(CONTAINERD_SHIM): | $(LOCALBIN)
+	$(call go-install-tool,$@,$(CONTAINERD_SHIM_PACKAGE),$(CONTAINERD_FLAGS),no_grpc$(comma)urfave_cli_no_docs)
+CONTAINERD_FLAGS = -X github.com/containerd/containerd/v2/version.Version=$(CONTAINERD_VERSION)
+comma := ,
+
+.PHONY: cni-plugins
+cni-plugins: $(CNI_DIR) ## Build the CNI plugins the real node uses: bridge, host-local and loopback.
+$(CNI_DIR): | $(LOCALBIN)
+	mkdir -p $@.tmp && GOBIN=$@.tmp go install \
+		-ldflags "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$(CNI_PLUGINS_VERSION)" \
+		$(CNI_PLUGINS_PACKAGES)
+	mv $@.tmp $@
+
+.PHONY: registry
+registry: $(REGISTRY) ## Build the local cluster's image registry (distribution).
+$(REGISTRY): hack/tools/registry/main.go hack/tools/registry/go.mod | $(LOCALBIN)
+	cd hack/tools/registry && go build \
+		-ldflags "-s -w -X github.com/distribution/distribution/v3/version.version=$(DISTRIBUTION_VERSION)" -o $@ .
+
+$(COREDNS): hack/tools/coredns/main.go hack/tools/coredns/go.mod | $(LOCALBIN)
+	cd hack/tools/coredns && go build -tags grpcnotrace -ldflags "-s -w" -o $@ .
+
+$(LOCAL_PATH_PROVISIONER): | $(LOCALBIN)
+	$(call go-install-tool,$@,$(LOCAL_PATH_PROVISIONER_PACKAGE))
+
+.PHONY: kwok
+kwok: $(KWOK) ## Build kwok.
+$(KWOK): | $(LOCALBIN)
+	$(call go-install-tool,$@,$(KWOK_PACKAGE))

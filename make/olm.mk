@@ -1,0 +1,99 @@
+# OLM on the local cluster: OLM v0's and v1's programs, their images and the
+# catalog's, their install and removal, the managers of the released
+# versions; and what checks the bundle and publishes it: the scorecard on
+# this machine, and the OperatorHub.io folder.
+
+##@ OLM
+
+# The managers of RELEASES (set in the Makefile) are built here.
+RELEASED_MANAGERS = $(LOCALBIN)/releases
+release-commit = $(patsubst $(1)=%,%,$(filter $(1)=%,$(RELEASES)))
+OLM_IMAGES_RECORD = $(LOCALBIN)/cluster/olm-images.json
+CATALOG_CACHE = $(LOCALBIN)/catalog-cache
+OLM_IMAGES_ENV = $(IMAGES_ENV) OLM_DIR=$(OLM_DIR) OLM_VERSION=$(OLM_VERSION) OPM=$(OPM) OPM_VERSION=$(OPM_VERSION) \
+	GRPC_HEALTH_PROBE=$(GRPC_HEALTH_PROBE) CATALOG_DIR=catalog CATALOG_CACHE=$(CATALOG_CACHE) \
+	RELEASES=bundles RELEASED_MANAGERS=$(RELEASED_MANAGERS)
+OLM_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) HELM=$(HELM) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
+	OLM_MODULE_DIR=$$(cd hack/tools/olm && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager) \
+	STEER="$(CLUSTER) steer"
+
+.PHONY: olm-images
+olm-images: images olm grpc-health-probe opm released-managers ## Build OLM's and opm's images, the catalog image, and every released bundle and manager it names, and push them to the local registry.
+	rm -rf $(CATALOG_CACHE) && $(OPM) serve catalog --cache-dir=$(CATALOG_CACHE) --cache-only
+	$(OLM_IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(OLM_IMAGES_RECORD) olm catalog
+
+.PHONY: olm-up
+olm-up: olm-images helm ## Install OLM v0 on the local cluster, from the images built here, with the packageserver's APIService.
+	$(OLM_ENV) hack/olm.sh up
+
+.PHONY: olm-down
+olm-down: helm ## Remove OLM v0, and everything it installed, from the local cluster.
+	$(OLM_ENV) hack/olm.sh down
+
+# OLM v1 runs beside OLM v0, from the same registry; it serves the catalog
+# image olm-images pushed.
+OLMV1_IMAGES_RECORD = $(LOCALBIN)/cluster/olmv1-images.json
+OLMV1_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) OLMV1_IMAGES_RECORD=$(OLMV1_IMAGES_RECORD) \
+	OLMV1_MODULE_DIR=$$(cd hack/tools/olmv1 && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-controller) \
+	CLUSTER="env $(CLUSTER_ENV) $(CLUSTER)" CLUSTER_CA=$(CLUSTER_CA)
+
+.PHONY: olmv1-images
+olmv1-images: images olmv1 ## Build OLM v1's images (operator-controller, catalogd) and push them to the local registry.
+	OLMV1_DIR=$(OLMV1_DIR) OLMV1_VERSION=$(OLMV1_VERSION) \
+		$(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(OLMV1_IMAGES_RECORD) olmv1
+
+.PHONY: olmv1-up
+olmv1-up: olmv1-images olm-images kustomize ## Install OLM v1 (operator-controller and catalogd) on the local cluster, from the images built here.
+	$(OLMV1_ENV) hack/olmv1.sh up
+
+.PHONY: olmv1-down
+olmv1-down: kustomize ## Remove OLM v1, and every ClusterExtension and ClusterCatalog, from the local cluster.
+	$(OLMV1_ENV) hack/olmv1.sh down
+
+.PHONY: released-managers
+released-managers: $(foreach r,$(RELEASES),$(RELEASED_MANAGERS)/$(firstword $(subst =, ,$(r)))/manager)
+$(RELEASED_MANAGERS)/%/manager:
+	@commit=$(call release-commit,$*); git cat-file -e "$$commit^{commit}" 2>/dev/null || \
+		{ echo "release $*: commit '$$commit' is not in this clone (a shallow clone?)" >&2; exit 1; }
+	rm -rf $(@D) && mkdir -p $(@D)/src
+	git archive $(call release-commit,$*) | tar -x -C $(@D)/src
+	cd $(@D)/src && go build -ldflags="-s -w" -o ../manager .
+	rm -rf $(@D)/src
+
+# OLM's programs, as its image lays them out in /bin, stamped with its
+# version as its release build does.
+.PHONY: olm
+olm: $(OLM_DIR) ## Build OLM v0's programs.
+$(OLM_DIR): hack/tools/olm/go.mod | $(LOCALBIN)
+	rm -rf $@.tmp && mkdir -p $@.tmp
+	cd hack/tools/olm && go build -tags containers_image_openpgp \
+		-ldflags "-s -w -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=$(OLM_VERSION:v%=%)" \
+		-o $@.tmp/ $(foreach p,olm catalog package-server copy-content,github.com/operator-framework/operator-lifecycle-manager/cmd/$(p)) \
+		github.com/operator-framework/operator-lifecycle-manager/util/cpb
+	mv $@.tmp $@
+
+# OLM v1's programs, stamped with its version as its release build does.
+.PHONY: olmv1
+olmv1: $(OLMV1_DIR) ## Build OLM v1's programs (operator-controller, catalogd).
+$(OLMV1_DIR): hack/tools/olmv1/go.mod | $(LOCALBIN)
+	rm -rf $@.tmp && mkdir -p $@.tmp
+	cd hack/tools/olmv1 && go build -tags containers_image_openpgp \
+		-ldflags "-s -w -X github.com/operator-framework/operator-controller/internal/shared/version.version=$(OLMV1_VERSION)" \
+		-o $@.tmp/ $(foreach p,operator-controller catalogd,github.com/operator-framework/operator-controller/cmd/$(p))
+	mv $@.tmp $@
+
+# A clone of the community operators repository (k8s-operatorhub/community-operators).
+OPERATORHUB_DIR ?= $(LOCALBIN)/community-operators
+.PHONY: operatorhub
+operatorhub: catalog operatorhub-writer ## Write bundle VERSION, as a pull request to OperatorHub.io adds it, into OPERATORHUB_DIR/operators/seed-operator/, and validate it as that repository's pipeline does.
+	$(OPERATORHUB) -version $(VERSION) -k8s-version $(KUBERNETES_VERSION) -out $(OPERATORHUB_DIR)
+	@echo "operatorhub: wrote $(OPERATORHUB_DIR)/operators/seed-operator/$(VERSION) and ci.yaml"
+
+.PHONY: scorecard-local
+scorecard-local: cluster-up build kustomize bundle scorecard-test seed-scorecard ## Run every scorecard test on this machine: the standard ones on bundle/, the project's own on the local cluster.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager SCORECARD_TEST=$(SCORECARD_TEST) \
+		SEED_SCORECARD=$(LOCALBIN)/seed-scorecard hack/scorecard-local.sh
+
+.PHONY: seed-scorecard
+seed-scorecard: ## Build the project's own scorecard tests (scorecard/).
+	$(GO) build -o $(LOCALBIN)/seed-scorecard ./scorecard

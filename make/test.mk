@@ -1,0 +1,68 @@
+# The suites that run on the local cluster (end-to-end, chaos, fuzz, OLM),
+# and the benchmark of the operator against raw client-go.
+
+##@ Local cluster tests and benchmark
+
+E2E_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
+	IMAGES_RECORD=$(IMAGES_RECORD) AUDIT_LOG=$(LOCALBIN)/cluster/logs/audit.log
+
+.PHONY: test-e2e
+test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite against the local cluster, with the operator as local processes. FOCUS=regexp runs the specs it matches.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
+	$(E2E_ENV) $(GO) test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
+
+# The chaos specs share the end-to-end suite's operator processes, and
+# build with the chaos tag only; they stop and start the cluster's
+# components, so they get its configuration too.
+# The random chaos spec kills replicas for CHAOS_DURATION (5m for the full
+# form); CHAOS_SEED replays the run whose seed it printed.
+CHAOS_DURATION ?= 60s
+CHAOS_SEED ?=
+
+.PHONY: test-chaos
+test-chaos: cluster-up build kustomize helm images ## Kill the local cluster's kube-apiserver, then etcd, for 20 s each, cut the leader off the API server for 60 s, throttle the operator with 429s, edit its objects and their owners' spec from other clients for 30 s, and kill random replicas for CHAOS_DURATION under the operator's replicas while they reconcile every kind, and print how they ride it out and converge. FOCUS=regexp runs the specs it matches.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
+	$(E2E_ENV) $(CLUSTER_ENV) CLUSTER_DIR=$(LOCALBIN)/cluster CHAOS_DURATION=$(CHAOS_DURATION) CHAOS_SEED=$(CHAOS_SEED) \
+		$(GO) test -tags e2e,chaos ./test/e2e -timeout 30m -v -ginkgo.v -ginkgo.label-filter=chaos $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
+
+# Fuzzing: each fuzz target of the controllers runs for FUZZTIME, and what
+# the builders make from every spec the CRDs admit is checked against the
+# local cluster's API server, which outlives the fuzzer's workers (make
+# test runs only the corpora, against envtest). A crasher lands in the
+# package's testdata/fuzz, to commit as a regression seed.
+FUZZTIME ?= 60s
+
+.PHONY: fuzz
+fuzz: cluster-up kustomize ## Fuzz every builder and status function for FUZZTIME each (default 60s), against the local cluster's API server.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
+	@for package in $$($(GO) list ./controllers/...); do \
+		for target in $$($(GO) test -list '^Fuzz' $$package | grep '^Fuzz'); do \
+			echo "fuzzing $$package $$target for $(FUZZTIME)"; \
+			FUZZ_KUBECONFIG=$(CLUSTER_KUBECONFIG) $(GO) test $$package -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) || exit 1; \
+		done; \
+	done
+
+# The OLM suite: OLM v0 and OLM v1 in the cluster install, upgrade and
+# remove the operator from the catalog image, whose pods run on the real
+# node.
+.PHONY: test-olm
+test-olm: olm-up olmv1-up operator-sdk ## Run the OLM suite against the local cluster: every install mode, upgrades, uninstall, operator-sdk run bundle and scorecard, the package as OperatorHub shows it, and OLM v1. FOCUS=regexp runs the specs it matches.
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) VERSION=$(VERSION) CATALOG_IMG=$(CATALOG_IMG) OPERATOR_SDK=$(OPERATOR_SDK) \
+		REGISTRY_TLS=$$($(CLUSTER_ENV) $(CLUSTER) registry-tls) CLUSTER_CA=$(CLUSTER_CA) \
+		IMAGES_RECORD=$(IMAGES_RECORD) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
+		$(GO) test -tags olm ./test/olm -timeout 40m -v -ginkgo.v $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
+
+# The benchmark's sizes: BENCH_N=100,1000,5000 where the machine has room.
+BENCH_N ?= 100,1000
+BENCH_IDLE ?= 60s
+BENCH_KINDS ?= WebServer,Echo,ImmortalContainer,DemoVolume
+
+.PHONY: bench
+bench: cluster-up build kustomize ## Measure the operator against raw client-go on the kwok nodes (BENCH_N, BENCH_KINDS, BENCH_IDLE, BENCH_FLAGS for the operator, BENCH_MEMORY_LIMIT for its container's, BENCH_OUT): a table, and JSON (default in bin/bench).
+	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager KWOK_VERSION=$(KWOK_VERSION) \
+		$(GO) run ./test/bench -cluster $(LOCALBIN)/cluster -n $(BENCH_N) -kinds $(BENCH_KINDS) -idle $(BENCH_IDLE) \
+		$(if $(BENCH_MEMORY_LIMIT),-memory-limit $(BENCH_MEMORY_LIMIT)) $(if $(BENCH_OUT),-out $(BENCH_OUT)) -- $(BENCH_FLAGS)
+
+.PHONY: bench-compare
+bench-compare: ## Print the ratios of two benchmark runs: OLD=a.json NEW=b.json.
+	$(GO) run ./test/bench compare $(OLD) $(NEW)

@@ -1,0 +1,198 @@
+# The tools the Makefile builds from source into ./bin (controller-gen,
+# kustomize, helm, golangci-lint, envtest, operator-sdk, scorecard-test, opm,
+# the catalog renderer and OperatorHub writer, vulncheck, grpc_health_probe),
+# prefetch, and the pinned version and ./bin path of every program built
+# here, the local cluster's and OLM's included: the other parts use them.
+
+# Tools, pinned. Each is built from source through the Go module proxy into
+# ./bin under a name that carries its version, so a second run reuses it and
+# a version bump rebuilds it.
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+KUSTOMIZE_VERSION ?= v5.8.1
+GOLANGCI_LINT_VERSION ?= v2.15.0
+# Kubernetes, as hack/tools/kube pins it: envtest's kube-apiserver, and the
+# local cluster's components in one program. And etcd.
+ETCD_VERSION ?= v3.6.16
+# kwok plays the kubelets of the local cluster's fake nodes.
+KWOK_VERSION ?= v0.8.0
+# operator-sdk (and its scorecard-test program) and operator-registry (opm,
+# and hack/catalog's renderer) are built from modules of their own, whose
+# go.mod pins them; their names in ./bin carry that version.
+module-version = $(shell awk '!/^[[:space:]]*\/\// { for (i = 1; i < NF; i++) if ($$i == "$(2)") { print $$(i + 1); exit } }' $(1))
+OPERATOR_SDK_VERSION := $(call module-version,hack/tools/operator-sdk/go.mod,github.com/operator-framework/operator-sdk)
+OPM_VERSION := $(call module-version,hack/catalog/go.mod,github.com/operator-framework/operator-registry)
+KUBERNETES_VERSION := $(call module-version,hack/tools/kube/go.mod,k8s.io/kubernetes)
+# The registry and CoreDNS are built from modules of their own with slim
+# mains, which leave out what the local cluster does not use.
+DISTRIBUTION_VERSION := $(call module-version,hack/tools/registry/go.mod,github.com/distribution/distribution/v3)
+COREDNS_VERSION := $(call module-version,hack/tools/coredns/go.mod,github.com/coredns/coredns)
+# The real node of the local cluster: containerd, the CNI plugins and a
+# registry on the host; CoreDNS and a volume provisioner in pods. runc and
+# nftables come from Debian (hack/debian.sh).
+CONTAINERD_VERSION ?= v2.4.2
+CNI_PLUGINS_VERSION ?= v1.9.1
+LOCAL_PATH_PROVISIONER_VERSION ?= v0.0.30
+# Helm, for the chart in dist/chart.
+HELM_VERSION ?= v4.3.1
+# OLM v0 and the catalog image's health probe, built from hack/tools/olm.
+OLM_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/operator-framework/operator-lifecycle-manager)
+GRPC_HEALTH_PROBE_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/grpc-ecosystem/grpc-health-probe)
+# OLM v1 (operator-controller and catalogd), built from hack/tools/olmv1.
+OLMV1_VERSION := $(call module-version,hack/tools/olmv1/go.mod,github.com/operator-framework/operator-controller)
+# govulncheck (golang.org/x/vuln), built into vulncheck from hack/tools/vuln,
+# and the database it reads: golang.org/x/vulndb's OSV reports at a commit,
+# which the module proxy serves.
+VULN_VERSION := $(call module-version,hack/tools/vuln/go.mod,golang.org/x/vuln)
+VULNDB_VERSION ?= v0.0.0-20261105234957-e22db6528018
+
+LOCALBIN ?= $(shell pwd)/bin
+# bin/ is a module of its own, so that ./... in the operator's module never
+# walks into it: the local cluster's state there (containerd's pod folders)
+# comes and goes while go lists packages.
+BIN_MODULE = $(LOCALBIN)/go.mod
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBERNETES_VERSION)
+ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
+KUBE ?= $(LOCALBIN)/kube-$(KUBERNETES_VERSION)
+KWOK ?= $(LOCALBIN)/kwok-$(KWOK_VERSION)
+CONTAINERD ?= $(LOCALBIN)/containerd-$(CONTAINERD_VERSION)
+CONTAINERD_SHIM ?= $(LOCALBIN)/containerd-shim-runc-v2-$(CONTAINERD_VERSION)
+CNI_DIR ?= $(LOCALBIN)/cni-$(CNI_PLUGINS_VERSION)
+REGISTRY ?= $(LOCALBIN)/registry-$(DISTRIBUTION_VERSION)
+COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
+LOCAL_PATH_PROVISIONER ?= $(LOCALBIN)/local-path-provisioner-$(LOCAL_PATH_PROVISIONER_VERSION)
+OLM_DIR ?= $(LOCALBIN)/olm-$(OLM_VERSION)
+GRPC_HEALTH_PROBE ?= $(LOCALBIN)/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)
+OLMV1_DIR ?= $(LOCALBIN)/olmv1-$(OLMV1_VERSION)
+VULNCHECK ?= $(LOCALBIN)/vulncheck-$(VULN_VERSION)-$(GO_TOOLCHAIN)
+IMAGES ?= $(LOCALBIN)/images
+OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
+SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
+OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
+RENDER_CATALOG ?= $(LOCALBIN)/render-catalog-$(OPM_VERSION)
+OPERATORHUB ?= $(LOCALBIN)/operatorhub-$(OPM_VERSION)
+ENVTEST_DIR ?= $(LOCALBIN)/envtest/$(KUBERNETES_VERSION)-etcd-$(ETCD_VERSION)
+KUBECTL ?= kubectl
+
+# envtest uses the control plane built here, unless KUBEBUILDER_ASSETS names
+# another one.
+ifeq ($(origin KUBEBUILDER_ASSETS),undefined)
+KUBEBUILDER_ASSETS := $(ENVTEST_DIR)
+ENVTEST_PREREQ := envtest
+endif
+
+##@ Tools
+
+$(LOCALBIN):
+	mkdir -p $(LOCALBIN)
+
+# The tools built as package@version, and the modules of the operator and of
+# every other tool built here: prefetch downloads all they need.
+CONTROLLER_GEN_PACKAGE = sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+KUSTOMIZE_PACKAGE = sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+HELM_PACKAGE = helm.sh/helm/v4/cmd/helm@$(HELM_VERSION)
+GOLANGCI_LINT_PACKAGE = github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+CONTAINERD_PACKAGE = github.com/containerd/containerd/v2/cmd/containerd@$(CONTAINERD_VERSION)
+CONTAINERD_SHIM_PACKAGE = github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@$(CONTAINERD_VERSION)
+CNI_PLUGINS_PACKAGES = $(foreach p,main/bridge ipam/host-local main/loopback,github.com/containernetworking/plugins/plugins/$(p)@$(CNI_PLUGINS_VERSION))
+LOCAL_PATH_PROVISIONER_PACKAGE = github.com/rancher/local-path-provisioner@$(LOCAL_PATH_PROVISIONER_VERSION)
+KWOK_PACKAGE = sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
+GO_INSTALL_PACKAGES = $(CONTROLLER_GEN_PACKAGE) $(KUSTOMIZE_PACKAGE) $(HELM_PACKAGE) $(GOLANGCI_LINT_PACKAGE) \
+	$(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) $(CNI_PLUGINS_PACKAGES) $(LOCAL_PATH_PROVISIONER_PACKAGE) $(KWOK_PACKAGE)
+GO_MODULE_DIRS = . hack/catalog hack/images $(wildcard hack/tools/*)
+
+.PHONY: prefetch
+prefetch: ## Download the Go modules of every build here: on a cold machine, in the background, downloads then overlap compiling.
+	@for dir in $(GO_MODULE_DIRS); do (cd $$dir && go mod download) || exit 1; done
+	@for package in $(GO_INSTALL_PACKAGES); do go install -n $$package 2>/dev/null || exit 1; done
+	@go mod download golang.org/x/vulndb@$(VULNDB_VERSION)
+	@$(GO) version >/dev/null
+
+$(BIN_MODULE): | $(LOCALBIN)
+	printf 'module seed-operator.local/bin\n' >$@
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Build controller-gen.
+$(CONTROLLER_GEN): | $(LOCALBIN)
+	$(call go-install-tool,$@,$(CONTROLLER_GEN_PACKAGE))
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Build kustomize.
+$(KUSTOMIZE): | $(LOCALBIN)
+	$(call go-install-tool,$@,$(KUSTOMIZE_PACKAGE))
+
+.PHONY: helm
+helm: $(HELM) ## Build helm.
+$(HELM): | $(LOCALBIN)
+	$(call go-install-tool,$@,$(HELM_PACKAGE),-X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION))
+
+.PHONY: vulncheck
+vulncheck: $(VULNCHECK) ## Fail on a known vulnerability the operator's code reaches, the standard library's of GO_TOOLCHAIN included (govulncheck, with the database of VULNDB_VERSION).
+	go mod download golang.org/x/vulndb@$(VULNDB_VERSION)
+	$(GO_ENV) $(VULNCHECK) -db $$(go env GOMODCACHE)/golang.org/x/vulndb@$(VULNDB_VERSION)/data/osv ./...
+# Built by the Go it checks with: it type-checks that Go's standard library.
+$(VULNCHECK): hack/tools/vuln/go.mod hack/tools/vuln/main.go | $(LOCALBIN)
+	cd hack/tools/vuln && $(GO) build -o $@ .
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint.
+$(GOLANGCI_LINT): | $(LOCALBIN)
+	$(call go-install-tool,$@,$(GOLANGCI_LINT_PACKAGE))
+
+.PHONY: envtest
+envtest: $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl ## Build the control plane envtest runs (kube-apiserver, etcd).
+
+# envtest's kube-apiserver and etcd are built in make/cluster.mk, with the
+# local cluster's Kubernetes.
+$(ENVTEST_DIR)/kube-apiserver: $(KUBE_APISERVER)
+	mkdir -p $(@D) && ln -sf $< $@
+$(ENVTEST_DIR)/etcd: $(ETCD)
+	mkdir -p $(@D) && ln -sf $< $@
+$(ENVTEST_DIR)/kubectl:
+	mkdir -p $(@D) && ln -sf "$$(command -v $(KUBECTL))" $@
+
+# Both programs of operator-sdk's module; the version it reports (and stamps
+# into bundles) is set as its own release build sets it.
+.PHONY: operator-sdk
+operator-sdk: $(OPERATOR_SDK) ## Build operator-sdk.
+$(OPERATOR_SDK): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
+	cd hack/tools/operator-sdk && go build -tags containers_image_openpgp \
+		-ldflags "-X github.com/operator-framework/operator-sdk/internal/version.Version=$(OPERATOR_SDK_VERSION)" \
+		-o $@ github.com/operator-framework/operator-sdk/cmd/operator-sdk
+
+.PHONY: scorecard-test
+scorecard-test: $(SCORECARD_TEST) ## Build scorecard-test, the program of the standard scorecard tests' image.
+$(SCORECARD_TEST): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
+	cd hack/tools/operator-sdk && go build -tags containers_image_openpgp \
+		-o $@ github.com/operator-framework/operator-sdk/images/scorecard-test
+
+.PHONY: opm
+opm: $(OPM) ## Build opm.
+$(OPM): hack/catalog/go.mod | $(LOCALBIN)
+	cd hack/catalog && go build -tags containers_image_openpgp -o $@ github.com/operator-framework/operator-registry/cmd/opm
+
+.PHONY: render-catalog
+render-catalog: $(RENDER_CATALOG) ## Build hack/catalog, which renders the catalog template from the bundle folders.
+$(RENDER_CATALOG): hack/catalog/go.mod $(wildcard hack/catalog/*.go hack/catalog/internal/*/*.go) | $(LOCALBIN)
+	cd hack/catalog && go build -tags containers_image_openpgp -o $@ .
+
+.PHONY: operatorhub-writer
+operatorhub-writer: $(OPERATORHUB) ## Build hack/catalog/operatorhub, which writes a version's folder for OperatorHub.io.
+$(OPERATORHUB): hack/catalog/go.mod $(wildcard hack/catalog/operatorhub/*.go hack/catalog/internal/*/*.go) | $(LOCALBIN)
+	cd hack/catalog && go build -tags containers_image_openpgp -o $@ ./operatorhub
+
+.PHONY: grpc-health-probe
+grpc-health-probe: $(GRPC_HEALTH_PROBE) ## Build grpc_health_probe, the catalog image's readiness probe.
+$(GRPC_HEALTH_PROBE): hack/tools/olm/go.mod | $(LOCALBIN)
+	cd hack/tools/olm && go build -ldflags "-s -w" -o $@ github.com/grpc-ecosystem/grpc-health-probe
+
+# go-install-tool builds $(2), a package@version, into $(1), static, with
+# the linker flags $(3) and the build tags $(4), if any.
+define go-install-tool
+@echo "Building $(2)"
+@tmp=$$(mktemp -d) && GOBIN=$$tmp go install -ldflags "-s -w $(3)" -tags "$(4)" $(2) \
+	&& mv $$tmp/* $(1) && rm -rf $$tmp
+endef
