@@ -84,7 +84,7 @@ func main() {
 		"How long in-flight reconciles may take to finish once the process is asked to stop.")
 	// 32, as many as the raw client-go baseline of `make bench` creates
 	// objects with: at 1,000 WebServers it is Ready in 99 s where 8
-	// workers take 118 s and 1 worker 154 s (README, Performance).
+	// workers take 118 s and 1 worker 154 s (docs/performance.md).
 	flag.IntVar(&o.concurrentReconciles, "max-concurrent-reconciles", 32,
 		"How many custom resources of each kind are reconciled at once.")
 	zapOpts := zap.Options{Development: false}

@@ -15,7 +15,7 @@ import (
 // from 143 MiB to 106-111 for no more CPU than the benchmark's noise; 25
 // to 98, with more CPU. Once the cache kept digests in place of specs, 40
 // took it from 78.4 MiB to 75.3, for about a tenth more of the operator's
-// CPU, itself a tenth of the cluster's in a burst (README, Performance).
+// CPU, itself a tenth of the cluster's in a burst (docs/performance.md).
 const gcPercent = 40
 
 // memoryLimitEnv holds the container's memory limit in bytes, which the

@@ -15,7 +15,7 @@ import (
 )
 
 // The dry run against a real API server with the CRDs installed, as the
-// service account README binds for the scorecard (the editor role in the
+// service account docs/olm.md binds for the scorecard (the editor role in the
 // test namespace): it passes with the bundle's examples, and fails, naming
 // the example, when one is invalid.
 func TestDryRun(t *testing.T) {

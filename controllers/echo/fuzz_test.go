@@ -53,7 +53,7 @@ func FuzzDesiredCronJob(f *testing.F) {
 		}
 		if timeZone != "" {
 			// A time zone the CRD's pattern admits but Kubernetes does not
-			// know is refused when applied and reported, by design (README;
+			// know is refused when applied and reported, by design (docs/api.md;
 			// the envtest spec "reports a time zone that Kubernetes does not
 			// know"): no CRD rule can list the IANA zones. This target checks
 			// the schedule rules, so it keeps to zones that exist.

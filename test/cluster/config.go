@@ -71,7 +71,7 @@ type Ports struct {
 }
 
 // ConfigFromEnv reads the configuration from the environment, with the
-// defaults the README documents.
+// defaults docs/local-cluster.md documents.
 func ConfigFromEnv() (Config, error) {
 	c := Config{
 		Dir:            env("CLUSTER_DIR", filepath.Join("bin", "cluster")),

@@ -92,7 +92,7 @@ var _ = Describe("Installed by OLM v1 from the catalog", Ordered, Serial, func()
 		// 0.1.0's lacks. OLM v1's CRD upgrade safety check knows no such
 		// change (only bounds, enums, required, defaults and types), so it
 		// refuses the upgrade, naming the CRD, until the ClusterExtension
-		// opts out, as README tells users to do.
+		// opts out, as docs/olm.md tells users to do.
 		By("holding the upgrade to " + version + " when the version is bumped, for a CRD change OLM v1 cannot judge")
 		testenv.Update(ctx, k8sClient, extension, func(e *unstructured.Unstructured) {
 			Expect(unstructured.SetNestedField(e.Object, version, "spec", "source", "catalog", "version")).To(Succeed())

@@ -89,7 +89,7 @@ var _ = Describe("Installed by operator-sdk run bundle", Ordered, Serial, func()
 	})
 
 	It("passes every scorecard test, run as pods in the cluster", func(ctx SpecContext) {
-		// The service account and binding README gives.
+		// The service account and binding docs/olm.md gives.
 		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "seed-scorecard", Namespace: ns}}
 		Expect(k8sClient.Create(ctx, sa)).To(Succeed())
 		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
