@@ -30,11 +30,12 @@ export GOFLAGS = -trimpath
 # The Go release that builds, tests and checks the operator's module, and
 # so the standard library the manager ships with: the standard library's
 # vulnerabilities are fixed only by a newer release, which the module proxy
-# serves as golang.org/toolchain. The modules under hack/, the tools that
-# build, run and package it, build with the machine's Go (GOTOOLCHAIN=local).
+# serves as golang.org/toolchain. Every tool built here builds with it too,
+# so that the Kubernetes libraries the operator and the tools share compile
+# once, not once per Go release.
 GO_TOOLCHAIN ?= go1.27.3
-GO_ENV = GOTOOLCHAIN=$(GO_TOOLCHAIN)
-GO = $(GO_ENV) go
+export GOTOOLCHAIN = $(GO_TOOLCHAIN)
+GO = go
 
 # Files and folders that generators write; verify fails when they differ
 # from what is committed.
@@ -132,7 +133,10 @@ verify: manifests generate bundle catalog $(BIN_MODULE) ## Fail when a generated
 ##@ Build
 
 .PHONY: build
-build: manifests generate fmt vet ## Build the manager binary, static as in its image.
+build: manifests generate fmt vet manager ## Build the manager binary, static as in its image, after the generators, fmt and vet.
+
+.PHONY: manager
+manager: ## Build the manager binary alone, from the sources as they are.
 	$(GO) build -o bin/manager .
 
 .PHONY: run
@@ -177,19 +181,26 @@ undeploy: kustomize ## Remove the operator. ignore-not-found=true to ignore miss
 # images built here; DEPLOY=true runs the operator in the cluster.
 ifeq ($(origin KUBECONFIG),command line)
 DEMO_KUBECONFIG = $(KUBECONFIG)
-DEMO_CLUSTER =
+DEMO_STEPS =
 DEMO_ENV =
 else
 DEMO_KUBECONFIG = $(CLUSTER_KUBECONFIG)
-DEMO_CLUSTER = cluster-up
+DEMO_STEPS = "the local cluster's programs=cluster-programs" "starting the local cluster=cluster-up"
+DEMO_ENV =
 ifneq ($(CLUSTER_REAL_NODES),0)
-DEMO_CLUSTER += images
 DEMO_ENV = IMAGES_RECORD=$(IMAGES_RECORD) INFRA_IMAGES=$(LOCALBIN)/cluster/infra-images.json STEER="$(CLUSTER) steer"
 endif
 endif
+DEMO_STEPS += "the operator=manifests generate manager kustomize"
+# The samples run from images built here; the operator's own image only
+# when it is deployed.
+ifneq ($(DEMO_ENV),)
+DEMO_STEPS += "the images the samples run=$(if $(filter true,$(DEPLOY)),images,demo-images)"
+endif
 
 .PHONY: demo
-demo: $(DEMO_CLUSTER) build kustomize ## Run the operator on the local cluster (or KUBECONFIG=...) with every sample Ready: a local process under its ServiceAccount, or DEPLOY=true in the cluster. EXIT_WHEN_READY=true to stop then.
+demo: ## Run the operator on the local cluster (or KUBECONFIG=...) with every sample Ready: a local process under its ServiceAccount, or DEPLOY=true in the cluster. EXIT_WHEN_READY=true to stop then.
+	@MAKE="$(MAKE)" BACKGROUND="$(MAKE) --no-print-directory demo-prefetch" hack/steps.sh $(LOCALBIN)/demo $(DEMO_STEPS)
 	KUBECONFIG=$(DEMO_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager $(DEMO_ENV) DEPLOY=$(DEPLOY) hack/demo.sh
 
 ##@ OLM bundle and catalog

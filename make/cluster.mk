@@ -22,6 +22,9 @@ CLUSTER_CA = $(LOCALBIN)/cluster/pki/ca.crt
 # assignment may lead: the machine's Go runs this helper of the cluster.
 CLUSTER = go run ./hack/cluster
 
+.PHONY: cluster-programs
+cluster-programs: $(CLUSTER_BINARIES) ## Build what the local cluster runs, without starting it.
+
 .PHONY: cluster-up
 cluster-up: $(CLUSTER_BINARIES) ## Start the local cluster: control plane, kwok nodes and a real node; a no-op when it runs.
 	$(CLUSTER_ENV) $(CLUSTER) up

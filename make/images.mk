@@ -25,6 +25,10 @@ images: cluster-up $(IMAGES) infra-inputs build seed-scorecard scorecard-test ##
 
 # What the infra images are made of: the pause and fetch programs, CoreDNS,
 # the volume provisioner and Debian's packages.
+.PHONY: demo-images
+demo-images: cluster-up $(IMAGES) infra-inputs ## Build the images make demo's samples run (the cluster's and the test images, not the operator's), push them to the local registry, and write their SBOMs.
+	$(IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(IMAGES_RECORD) --sbom=$(SBOM_DIR) infra test
+
 .PHONY: infra-inputs
 infra-inputs: $(LOCALBIN)/pause $(LOCALBIN)/fetch $(COREDNS) $(LOCAL_PATH_PROVISIONER) $(DEBS)
 

@@ -53,7 +53,7 @@ BIN_MODULE = $(LOCALBIN)/go.mod
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
-GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(GO_TOOLCHAIN)
 KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBERNETES_VERSION)
 ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
 KUBE ?= $(LOCALBIN)/kube-$(KUBERNETES_VERSION)
@@ -104,12 +104,26 @@ GO_INSTALL_PACKAGES = $(CONTROLLER_GEN_PACKAGE) $(KUSTOMIZE_PACKAGE) $(HELM_PACK
 	$(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) $(CNI_PLUGINS_PACKAGES) $(LOCAL_PATH_PROVISIONER_PACKAGE) $(KWOK_PACKAGE)
 GO_MODULE_DIRS = . hack/catalog hack/images $(wildcard hack/tools/*)
 
+# What make demo builds, of the above.
+DEMO_MODULE_DIRS = . hack/images hack/tools/kube hack/tools/registry hack/tools/coredns
+DEMO_INSTALL_PACKAGES = $(KUSTOMIZE_PACKAGE) $(CONTROLLER_GEN_PACKAGE) $(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) \
+	$(CNI_PLUGINS_PACKAGES) $(LOCAL_PATH_PROVISIONER_PACKAGE) $(KWOK_PACKAGE)
+
+# prefetch-modules downloads the modules of the module folders $(1) and of
+# the packages $(2), which go install builds.
+define prefetch-modules
+for dir in $(1); do (cd $$dir && go mod download) || exit 1; done
+for package in $(2); do go install -n $$package 2>/dev/null || exit 1; done
+endef
+
 .PHONY: prefetch
 prefetch: ## Download the Go modules of every build here: on a cold machine, in the background, downloads then overlap compiling.
-	@for dir in $(GO_MODULE_DIRS); do (cd $$dir && go mod download) || exit 1; done
-	@for package in $(GO_INSTALL_PACKAGES); do go install -n $$package 2>/dev/null || exit 1; done
+	@$(call prefetch-modules,$(GO_MODULE_DIRS),$(GO_INSTALL_PACKAGES))
 	@go mod download golang.org/x/vulndb@$(VULNDB_VERSION)
-	@$(GO) version >/dev/null
+
+.PHONY: demo-prefetch
+demo-prefetch: ## Download the Go modules of what make demo builds (it does, in the background).
+	@$(call prefetch-modules,$(DEMO_MODULE_DIRS),$(DEMO_INSTALL_PACKAGES))
 
 $(BIN_MODULE): | $(LOCALBIN)
 	printf 'module seed-operator.local/bin\n' >$@
@@ -132,7 +146,7 @@ $(HELM): | $(LOCALBIN)
 .PHONY: vulncheck
 vulncheck: $(VULNCHECK) ## Fail on a known vulnerability the operator's code reaches, the standard library's of GO_TOOLCHAIN included (govulncheck, with the database of VULNDB_VERSION).
 	go mod download golang.org/x/vulndb@$(VULNDB_VERSION)
-	$(GO_ENV) $(VULNCHECK) -db $$(go env GOMODCACHE)/golang.org/x/vulndb@$(VULNDB_VERSION)/data/osv ./...
+	$(VULNCHECK) -db $$(go env GOMODCACHE)/golang.org/x/vulndb@$(VULNDB_VERSION)/data/osv ./...
 # Built by the Go it checks with: it type-checks that Go's standard library.
 $(VULNCHECK): hack/tools/vuln/go.mod hack/tools/vuln/main.go | $(LOCALBIN)
 	cd hack/tools/vuln && $(GO) build -o $@ .
