@@ -185,8 +185,7 @@ DEMO_STEPS =
 DEMO_ENV =
 else
 DEMO_KUBECONFIG = $(CLUSTER_KUBECONFIG)
-# Two builds at a time: one links, or downloads, while the other compiles.
-DEMO_STEPS = "the local cluster's programs=-j2 cluster-programs" "starting the local cluster=cluster-up"
+DEMO_STEPS = "the local cluster's programs=cluster-programs" "starting the local cluster=cluster-up"
 DEMO_ENV =
 ifneq ($(CLUSTER_REAL_NODES),0)
 DEMO_ENV = IMAGES_RECORD=$(IMAGES_RECORD) INFRA_IMAGES=$(LOCALBIN)/cluster/infra-images.json STEER="$(CLUSTER) steer"
