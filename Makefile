@@ -48,8 +48,7 @@ GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/r
 	$(CHART)/crds $(CHART)/files \
 	config/manifests config/manager config/scorecard bundle bundle.Dockerfile catalog \
 	hack/catalog/go.mod hack/catalog/go.sum hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum \
-	hack/tools/kube/go.mod hack/tools/kube/go.sum hack/images/go.mod hack/images/go.sum \
-	hack/tools/coredns/go.mod hack/tools/coredns/go.sum hack/tools/registry/go.mod hack/tools/registry/go.sum \
+	hack/tools/cluster/go.mod hack/tools/cluster/go.sum hack/images/go.mod hack/images/go.sum \
 	hack/tools/olm/go.mod hack/tools/olm/go.sum hack/tools/olmv1/go.mod hack/tools/olmv1/go.sum \
 	hack/tools/vuln/go.mod hack/tools/vuln/go.sum
 
@@ -118,9 +117,7 @@ verify: manifests generate bundle catalog $(BIN_MODULE) ## Fail when a generated
 	go mod tidy
 	cd hack/catalog && go mod tidy
 	cd hack/tools/operator-sdk && go mod tidy
-	cd hack/tools/kube && go mod tidy
-	cd hack/tools/coredns && go mod tidy
-	cd hack/tools/registry && go mod tidy
+	cd hack/tools/cluster && go mod tidy
 	cd hack/images && go mod tidy
 	cd hack/tools/olm && go mod tidy
 	cd hack/tools/olmv1 && go mod tidy

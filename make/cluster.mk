@@ -51,17 +51,16 @@ kube-version-ldflags = -X $(1).gitVersion=$(KUBERNETES_VERSION) \
 	-X $(1).gitMinor=$(word 2,$(subst ., ,$(KUBERNETES_VERSION:v%=%))) -X $(1).gitTreeState=clean
 KUBE_LDFLAGS = -s -w $(call kube-version-ldflags,k8s.io/component-base/version) \
 	$(call kube-version-ldflags,k8s.io/client-go/pkg/version)
-# Built the way Kubernetes builds its release binaries: static, with its tags.
-KUBE_BUILD = cd hack/tools/kube && go build -tags=selinux,notest,grpcnotrace -ldflags "$(KUBE_LDFLAGS)"
-
-# envtest needs the API server alone; the local cluster, every component.
-$(KUBE_APISERVER): hack/tools/kube/go.mod | $(LOCALBIN)
-	$(KUBE_BUILD) -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+# The programs of hack/tools/cluster. Built the way Kubernetes builds its
+# release binaries, static, with its tags, which every program of the module
+# shares: the libraries they have in common are compiled once.
+CLUSTER_BUILD = cd hack/tools/cluster && go build -tags=selinux,notest,grpcnotrace
+CLUSTER_SOURCES = hack/tools/cluster/go.mod hack/tools/cluster/go.sum
 
 .PHONY: kube
 kube: $(KUBE) ## Build the Kubernetes components the local cluster runs, as one program.
-$(KUBE): hack/tools/kube/go.mod hack/tools/kube/main.go | $(LOCALBIN)
-	$(KUBE_BUILD) -o $@ .
+$(KUBE): $(CLUSTER_SOURCES) hack/tools/cluster/kube/main.go | $(LOCALBIN)
+	$(CLUSTER_BUILD) -ldflags "$(KUBE_LDFLAGS)" -o $@ ./kube
 
 $(ETCD): | $(LOCALBIN)
 	hack/build-module-binary.sh go.etcd.io/etcd/server/v3 $(ETCD_VERSION) $(ETCD_VERSION) go.etcd.io/etcd/server/v3 $@
@@ -85,17 +84,16 @@ $(CNI_DIR): | $(LOCALBIN)
 
 .PHONY: registry
 registry: $(REGISTRY) ## Build the local cluster's image registry (distribution).
-$(REGISTRY): hack/tools/registry/main.go hack/tools/registry/go.mod | $(LOCALBIN)
-	cd hack/tools/registry && go build \
-		-ldflags "-s -w -X github.com/distribution/distribution/v3/version.version=$(DISTRIBUTION_VERSION)" -o $@ .
+$(REGISTRY): $(CLUSTER_SOURCES) hack/tools/cluster/registry/main.go | $(LOCALBIN)
+	$(CLUSTER_BUILD) -ldflags "-s -w -X github.com/distribution/distribution/v3/version.version=$(DISTRIBUTION_VERSION)" -o $@ ./registry
 
-$(COREDNS): hack/tools/coredns/main.go hack/tools/coredns/go.mod | $(LOCALBIN)
-	cd hack/tools/coredns && go build -tags grpcnotrace -ldflags "-s -w" -o $@ .
+$(COREDNS): $(CLUSTER_SOURCES) hack/tools/cluster/coredns/main.go | $(LOCALBIN)
+	$(CLUSTER_BUILD) -ldflags "-s -w" -o $@ ./coredns
 
-$(LOCAL_PATH_PROVISIONER): | $(LOCALBIN)
-	$(call go-install-tool,$@,$(LOCAL_PATH_PROVISIONER_PACKAGE))
+$(LOCAL_PATH_PROVISIONER): $(CLUSTER_SOURCES) | $(LOCALBIN)
+	$(CLUSTER_BUILD) -ldflags "-s -w" -o $@ github.com/rancher/local-path-provisioner
 
 .PHONY: kwok
 kwok: $(KWOK) ## Build kwok.
-$(KWOK): | $(LOCALBIN)
-	$(call go-install-tool,$@,$(KWOK_PACKAGE))
+$(KWOK): $(CLUSTER_SOURCES) | $(LOCALBIN)
+	$(CLUSTER_BUILD) -ldflags "-s -w" -o $@ sigs.k8s.io/kwok/cmd/kwok

@@ -6,32 +6,31 @@
 
 # Tools, pinned. Each is built from source through the Go module proxy into
 # ./bin under a name that carries its version, so a second run reuses it and
-# a version bump rebuilds it.
+# a version bump rebuilds it. Those built from modules of hack/ take their
+# version from the module's go.mod: $(call module-version,GO.MOD,MODULE).
+module-version = $(shell awk '!/^[[:space:]]*\/\// { for (i = 1; i < NF; i++) if ($$i == "$(2)") { print $$(i + 1); exit } }' $(1))
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.15.0
-# Kubernetes, as hack/tools/kube pins it: envtest's kube-apiserver, and the
-# local cluster's components in one program. And etcd.
+# The local cluster's programs that hack/tools/cluster pins, in one module:
+# Kubernetes (envtest's kube-apiserver, and the cluster's components in one
+# program), CoreDNS and the registry with slim mains, kwok (the kubelets of
+# the fake nodes) and the local-path-provisioner. And etcd.
+CLUSTER_MODULE = hack/tools/cluster/go.mod
+KUBERNETES_VERSION := $(call module-version,$(CLUSTER_MODULE),k8s.io/kubernetes)
+DISTRIBUTION_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/distribution/distribution/v3)
+COREDNS_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/coredns/coredns)
+KWOK_VERSION := $(call module-version,$(CLUSTER_MODULE),sigs.k8s.io/kwok)
+LOCAL_PATH_PROVISIONER_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/rancher/local-path-provisioner)
 ETCD_VERSION ?= v3.6.16
-# kwok plays the kubelets of the local cluster's fake nodes.
-KWOK_VERSION ?= v0.8.0
 # operator-sdk (and its scorecard-test program) and operator-registry (opm,
-# and hack/catalog's renderer) are built from modules of their own, whose
-# go.mod pins them; their names in ./bin carry that version.
-module-version = $(shell awk '!/^[[:space:]]*\/\// { for (i = 1; i < NF; i++) if ($$i == "$(2)") { print $$(i + 1); exit } }' $(1))
+# and hack/catalog's renderer).
 OPERATOR_SDK_VERSION := $(call module-version,hack/tools/operator-sdk/go.mod,github.com/operator-framework/operator-sdk)
 OPM_VERSION := $(call module-version,hack/catalog/go.mod,github.com/operator-framework/operator-registry)
-KUBERNETES_VERSION := $(call module-version,hack/tools/kube/go.mod,k8s.io/kubernetes)
-# The registry and CoreDNS are built from modules of their own with slim
-# mains, which leave out what the local cluster does not use.
-DISTRIBUTION_VERSION := $(call module-version,hack/tools/registry/go.mod,github.com/distribution/distribution/v3)
-COREDNS_VERSION := $(call module-version,hack/tools/coredns/go.mod,github.com/coredns/coredns)
-# The real node of the local cluster: containerd, the CNI plugins and a
-# registry on the host; CoreDNS and a volume provisioner in pods. runc and
-# nftables come from Debian (hack/debian.sh).
+# The real node of the local cluster: containerd and the CNI plugins on the
+# host. runc and nftables come from Debian (hack/debian.sh).
 CONTAINERD_VERSION ?= v2.4.2
 CNI_PLUGINS_VERSION ?= v1.9.1
-LOCAL_PATH_PROVISIONER_VERSION ?= v0.0.30
 # Helm, for the chart in dist/chart.
 HELM_VERSION ?= v4.3.1
 # OLM v0 and the catalog image's health probe, built from hack/tools/olm.
@@ -54,7 +53,6 @@ CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(GO_TOOLCHAIN)
-KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBERNETES_VERSION)
 ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
 KUBE ?= $(LOCALBIN)/kube-$(KUBERNETES_VERSION)
 KWOK ?= $(LOCALBIN)/kwok-$(KWOK_VERSION)
@@ -98,16 +96,14 @@ GOLANGCI_LINT_PACKAGE = github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$
 CONTAINERD_PACKAGE = github.com/containerd/containerd/v2/cmd/containerd@$(CONTAINERD_VERSION)
 CONTAINERD_SHIM_PACKAGE = github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@$(CONTAINERD_VERSION)
 CNI_PLUGINS_PACKAGES = $(foreach p,main/bridge ipam/host-local main/loopback,github.com/containernetworking/plugins/plugins/$(p)@$(CNI_PLUGINS_VERSION))
-LOCAL_PATH_PROVISIONER_PACKAGE = github.com/rancher/local-path-provisioner@$(LOCAL_PATH_PROVISIONER_VERSION)
-KWOK_PACKAGE = sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
 GO_INSTALL_PACKAGES = $(CONTROLLER_GEN_PACKAGE) $(KUSTOMIZE_PACKAGE) $(HELM_PACKAGE) $(GOLANGCI_LINT_PACKAGE) \
-	$(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) $(CNI_PLUGINS_PACKAGES) $(LOCAL_PATH_PROVISIONER_PACKAGE) $(KWOK_PACKAGE)
+	$(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) $(CNI_PLUGINS_PACKAGES)
 GO_MODULE_DIRS = . hack/catalog hack/images $(wildcard hack/tools/*)
 
 # What make demo builds, of the above.
-DEMO_MODULE_DIRS = . hack/images hack/tools/kube hack/tools/registry hack/tools/coredns
+DEMO_MODULE_DIRS = . hack/images hack/tools/cluster
 DEMO_INSTALL_PACKAGES = $(KUSTOMIZE_PACKAGE) $(CONTROLLER_GEN_PACKAGE) $(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) \
-	$(CNI_PLUGINS_PACKAGES) $(LOCAL_PATH_PROVISIONER_PACKAGE) $(KWOK_PACKAGE)
+	$(CNI_PLUGINS_PACKAGES)
 
 # prefetch-modules downloads the modules of the module folders $(1) and of
 # the packages $(2), which go install builds.
@@ -159,9 +155,10 @@ $(GOLANGCI_LINT): | $(LOCALBIN)
 .PHONY: envtest
 envtest: $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl ## Build the control plane envtest runs (kube-apiserver, etcd).
 
-# envtest's kube-apiserver and etcd are built in make/cluster.mk, with the
-# local cluster's Kubernetes.
-$(ENVTEST_DIR)/kube-apiserver: $(KUBE_APISERVER)
+# envtest's kube-apiserver is a link to the local cluster's Kubernetes
+# program (make/cluster.mk), which runs the component its name says: the
+# API server is then compiled and linked once for both.
+$(ENVTEST_DIR)/kube-apiserver: $(KUBE)
 	mkdir -p $(@D) && ln -sf $< $@
 $(ENVTEST_DIR)/etcd: $(ETCD)
 	mkdir -p $(@D) && ln -sf $< $@

@@ -21,13 +21,13 @@ const root = "../../.."
 // the Kubernetes version the project builds with, as make operatorhub does.
 func repoWriter(t *testing.T) writer {
 	t.Helper()
-	gomod, err := os.ReadFile(filepath.Join(root, "hack", "tools", "kube", "go.mod"))
+	gomod, err := os.ReadFile(filepath.Join(root, "hack", "tools", "cluster", "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`(?m)^\s*k8s\.io/kubernetes (v\S+)$`).FindSubmatch(gomod)
 	if m == nil {
-		t.Fatal("hack/tools/kube/go.mod requires no k8s.io/kubernetes")
+		t.Fatal("hack/tools/cluster/go.mod requires no k8s.io/kubernetes")
 	}
 	return writer{
 		k8sVersion: string(m[1]),

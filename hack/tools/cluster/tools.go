@@ -1,0 +1,12 @@
+//go:build tools
+
+// Package tools pins the local cluster's programs that are built from their
+// own main packages: kwok, which plays the fake nodes' kubelets, and the
+// local-path-provisioner. Built from this module, they compile against the
+// Kubernetes libraries the control plane has compiled already.
+package tools
+
+import (
+	_ "github.com/rancher/local-path-provisioner"
+	_ "sigs.k8s.io/kwok/cmd/kwok"
+)
