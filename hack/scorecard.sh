@@ -31,6 +31,7 @@ if [[ ! -d /bundle ]]; then
 fi
 
 failed=0
+ran=0
 while read -r program test; do
   case $program in
     scorecard-test) binary=${SCORECARD_TEST:?} ;;
@@ -40,6 +41,7 @@ while read -r program test; do
       ;;
     *) echo "scorecard: unknown program $program in $config" >&2; exit 1 ;;
   esac
+  ran=$((ran + 1))
   output=$(unshare --mount sh -c 'mount --bind "$1" /bundle && exec "$2" "$3"' sh "$PWD/bundle" "$binary" "$test" 2>&1) || true
   state=$(sed -n 's/^ *"state": "\(.*\)",\{0,1\}$/\1/p' <<<"$output" | head -n 1)
   printf '%-6s %s\n' "${state:-error}" "$test"
@@ -48,4 +50,6 @@ while read -r program test; do
     sed 's/^/       /' <<<"$output"
   fi
 done < <(tests)
+# A configuration this script cannot read runs nothing: that is no pass.
+((ran > 0)) || { echo "scorecard: no $mode test found in $config" >&2; exit 1; }
 exit "$failed"

@@ -9,7 +9,7 @@ E2E_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCA
 .PHONY: test-e2e
 test-e2e: cluster-up build kustomize helm images ## Run the end-to-end suite against the local cluster, with the operator as local processes. FOCUS=regexp runs the specs it matches.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
-	$(E2E_ENV) $(GO) test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
+	$(E2E_ENV) $(GO) test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v -ginkgo.fail-on-empty $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
 
 # The chaos specs share the end-to-end suite's operator processes, and
 # build with the chaos tag only; they stop and start the cluster's
@@ -23,7 +23,7 @@ CHAOS_SEED ?=
 test-chaos: cluster-up build kustomize helm images ## Kill the local cluster's kube-apiserver, then etcd, for 20 s each, cut the leader off the API server for 60 s, throttle the operator with 429s, edit its objects and their owners' spec from other clients for 30 s, and kill random replicas for CHAOS_DURATION under the operator's replicas while they reconcile every kind, and print how they ride it out and converge. FOCUS=regexp runs the specs it matches.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
 	$(E2E_ENV) $(CLUSTER_ENV) CLUSTER_DIR=$(LOCALBIN)/cluster CHAOS_DURATION=$(CHAOS_DURATION) CHAOS_SEED=$(CHAOS_SEED) \
-		$(GO) test -tags e2e,chaos ./test/e2e -timeout 30m -v -ginkgo.v -ginkgo.label-filter=chaos $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
+		$(GO) test -tags e2e,chaos ./test/e2e -timeout 30m -v -ginkgo.v -ginkgo.fail-on-empty -ginkgo.label-filter=chaos $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
 
 # Fuzzing: each fuzz target of the controllers runs for FUZZTIME, and what
 # the builders make from every spec the CRDs admit is checked against the
@@ -35,12 +35,13 @@ FUZZTIME ?= 60s
 .PHONY: fuzz
 fuzz: cluster-up kustomize ## Fuzz every builder and status function for FUZZTIME each (default 60s), against the local cluster's API server.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
-	@for package in $$($(GO) list ./controllers/...); do \
-		for target in $$($(GO) test -list '^Fuzz' $$package | grep '^Fuzz'); do \
-			echo "fuzzing $$package $$target for $(FUZZTIME)"; \
-			FUZZ_KUBECONFIG=$(CLUSTER_KUBECONFIG) $(GO) test $$package -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) || exit 1; \
-		done; \
-	done
+	FUZZ_KUBECONFIG=$(CLUSTER_KUBECONFIG) FUZZTIME=$(FUZZTIME) GO=$(GO) hack/fuzz.sh run
+
+# The instrumented builds are most of a short fuzz run's time: CI makes them
+# while the end-to-end suite waits on pods.
+.PHONY: fuzz-build
+fuzz-build: ## Compile the fuzz targets' instrumented test programs into the build cache, so that make fuzz starts fuzzing at once.
+	GO=$(GO) hack/fuzz.sh build
 
 # The OLM suite: OLM v0 and OLM v1 in the cluster install, upgrade and
 # remove the operator from the catalog image, whose pods run on the real
@@ -50,7 +51,7 @@ test-olm: olm-up olmv1-up operator-sdk ## Run the OLM suite against the local cl
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) VERSION=$(VERSION) CATALOG_IMG=$(CATALOG_IMG) OPERATOR_SDK=$(OPERATOR_SDK) \
 		REGISTRY_TLS=$$($(CLUSTER_ENV) $(CLUSTER) registry-tls) CLUSTER_CA=$(CLUSTER_CA) \
 		IMAGES_RECORD=$(IMAGES_RECORD) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
-		$(GO) test -tags olm ./test/olm -timeout 40m -v -ginkgo.v $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
+		$(GO) test -tags olm ./test/olm -timeout 40m -v -ginkgo.v -ginkgo.fail-on-empty $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
 
 # The benchmark's sizes: BENCH_N=100,1000,5000 where the machine has room.
 BENCH_N ?= 100,1000
