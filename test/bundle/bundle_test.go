@@ -15,7 +15,9 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/operator-framework/api/pkg/manifests"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/testenv"
@@ -85,4 +87,70 @@ func TestBundleDescribesThisOperator(t *testing.T) {
 		g.Expect(spec).To(ConsistOf(slices.Collect(maps.Keys(schema.Properties["spec"].Properties))), "%s spec descriptors", owned.Name)
 		g.Expect(status).To(ConsistOf(slices.Collect(maps.Keys(schema.Properties["status"].Properties))), "%s status descriptors", owned.Name)
 	}
+}
+
+// The CSV asks for exactly the rules config/rbac grants the operator's
+// ServiceAccount, no more: the manager's and the leader election's as
+// permissions (config/manifests makes the manager's ClusterRole a Role),
+// every other role bound to it as clusterPermissions.
+func TestBundlePermissionsAreConfigRBAC(t *testing.T) {
+	g := NewWithT(t)
+	rbac := filepath.Join(testenv.ProjectRoot(), "config", "rbac")
+	roles := map[string][]rbacv1.PolicyRule{}
+	var bindings []rbacv1.RoleBinding // ClusterRoleBindings too: the fields read here are the same.
+	var account string
+	files, err := filepath.Glob(filepath.Join(rbac, "*.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		g.Expect(err).NotTo(HaveOccurred())
+		var object struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Rules []rbacv1.PolicyRule `json:"rules"`
+		}
+		g.Expect(yaml.Unmarshal(data, &object)).To(Succeed(), file)
+		switch object.Kind {
+		case "Role", "ClusterRole":
+			roles[object.Kind+"/"+object.Metadata.Name] = object.Rules
+		case "RoleBinding", "ClusterRoleBinding":
+			var binding rbacv1.RoleBinding
+			g.Expect(yaml.Unmarshal(data, &binding)).To(Succeed(), file)
+			bindings = append(bindings, binding)
+		case "ServiceAccount":
+			account = object.Metadata.Name
+		}
+	}
+	g.Expect(account).NotTo(BeEmpty(), "no ServiceAccount in config/rbac")
+
+	var permissions, clusterPermissions []rbacv1.PolicyRule
+	for _, binding := range bindings {
+		if !slices.ContainsFunc(binding.Subjects, func(s rbacv1.Subject) bool {
+			return s.Kind == rbacv1.ServiceAccountKind && s.Name == account
+		}) {
+			continue
+		}
+		rules, ok := roles[binding.RoleRef.Kind+"/"+binding.RoleRef.Name]
+		g.Expect(ok).To(BeTrue(), "%s binds %s %s, which config/rbac does not have", binding.Name, binding.RoleRef.Kind, binding.RoleRef.Name)
+		if binding.RoleRef.Kind == "Role" || binding.RoleRef.Name == "manager-role" {
+			permissions = append(permissions, rules...)
+		} else {
+			clusterPermissions = append(clusterPermissions, rules...)
+		}
+	}
+	g.Expect(permissions).NotTo(BeEmpty())
+	g.Expect(clusterPermissions).NotTo(BeEmpty())
+
+	strategy := loadBundle(t, filepath.Join(testenv.ProjectRoot(), "bundle")).CSV.Spec.InstallStrategy.StrategySpec
+	prefixed := "seed-operator-" + account
+	g.Expect(strategy.Permissions).To(HaveExactElements(And(
+		HaveField("ServiceAccountName", prefixed),
+		HaveField("Rules", ConsistOf(permissions)),
+	)))
+	g.Expect(strategy.ClusterPermissions).To(HaveExactElements(And(
+		HaveField("ServiceAccountName", prefixed),
+		HaveField("Rules", ConsistOf(clusterPermissions)),
+	)))
 }
