@@ -51,6 +51,7 @@ var _ = Describe("Random chaos", Label("chaos"), Serial, func() {
 			Eventually(churned).WithTimeout(time.Minute).Should(BeClosed())
 
 			start := time.Now()
+			Expect(kills.leaders).To(BeNumerically(">=", 1), "no leader was killed: CHAOS_DURATION must leave time for a kill")
 			expectAllReady(ctx, c.live)
 			report := fmt.Sprintf("%s, seed %d: %d replicas killed (%d leading); %d created, %d edited, %d deleted, %d Deployments scaled behind the operator's back; the %d live resources all Ready %.1fs after the client stopped",
 				duration, seed, kills.total, kills.leaders, c.created, c.edited, c.deleted, c.scaled, len(c.live), time.Since(start).Seconds())
@@ -89,9 +90,9 @@ func chaosDuration() time.Duration {
 // killCount counts the replicas killRandomly killed.
 type killCount struct{ total, leaders int }
 
-// killRandomly kills a replica picked by rng every 10 to 40 s for
-// duration, and starts another in its place, as the kubelet restarts a
-// container that died.
+// killRandomly kills the leader, then a replica picked by rng, every 10
+// to 40 s for duration, and starts another in its place, as the kubelet
+// restarts a container that died.
 func killRandomly(ctx context.Context, rng *rand.Rand, duration time.Duration) killCount {
 	var k killCount
 	deadline := time.Now().Add(duration)
@@ -106,6 +107,11 @@ func killRandomly(ctx context.Context, rng *rand.Rand, duration time.Duration) k
 		case <-time.After(wait):
 		}
 		i := rng.IntN(len(replicas))
+		if k.total == 0 {
+			// The first kill hits the leader, so that every run, however
+			// short, has the other replica take over mid-churn.
+			i = slices.Index(replicas, leader(ctx))
+		}
 		r := replicas[i]
 		leading := r.isLeader()
 		By(fmt.Sprintf("killing %s (leading: %t)", r.name, leading))

@@ -51,6 +51,7 @@ var _ = Describe("Network cut", Label("chaos"), Serial, func() {
 			Eventually(cut.isLeader).Should(BeTrue(), "the replica behind the proxy does not lead:\n%s", cut.tail())
 			other := addReplica()
 			namespace := restrictedNamespace(ctx, "chaos-cut")
+			created := watchCreations(ctx, namespace)
 			objs := burst(ctx, namespace, perKind)
 
 			By(fmt.Sprintf("cutting the leader off for %s while it reconciles them", cutFor))
@@ -77,7 +78,7 @@ var _ = Describe("Network cut", Label("chaos"), Serial, func() {
 			Consistently(back.isLeader).WithTimeout(5*time.Second).Should(BeFalse(), "two replicas lead")
 			Expect(other.hasExited()).To(BeFalse(), "the leader exited:\n%s", other.tail())
 			Expect(leaseHolderNow(ctx)).To(Equal(ptr.Deref(lease.Spec.HolderIdentity, "")))
-			expectOwnedOnce(ctx, namespace, perKind)
+			expectOwnedOnce(ctx, namespace, perKind, created)
 
 			report := fmt.Sprintf("leader cut off for %s: gave the lead up (exited) %.1fs after the cut; the other replica led %.1fs after the cut, %.1fs after the cut one stopped; all %d resources Ready %.1fs after the cut healed",
 				cutFor, gaveUp.Seconds(), acquired.Sub(cutAt).Seconds(), acquired.Sub(cut.exitedAt).Seconds(), len(objs), converged.Seconds())

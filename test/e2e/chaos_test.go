@@ -13,17 +13,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
-	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 	"github.com/seed-operators/seed-operator/test/cluster"
@@ -58,6 +55,7 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 			for i, r := range replicas {
 				probes[i] = startPolling(fmt.Sprintf("http://127.0.0.1:%d/healthz", r.probePort))
 			}
+			created := watchCreations(ctx, namespace)
 			objs := burst(ctx, namespace, perKind)
 
 			By(fmt.Sprintf("killing %s for %s while the operator reconciles them", component, down))
@@ -95,7 +93,7 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 			By("reconcile errors bounded by the outage, not by retries")
 			Expect(errors).To(BeNumerically("<=", errorBound(len(objs), back.Sub(killed))))
 
-			expectOwnedOnce(ctx, namespace, perKind)
+			expectOwnedOnce(ctx, namespace, perKind, created)
 		},
 		Entry("kube-apiserver", cluster.APIServer, 20*time.Second),
 		Entry("etcd", cluster.Etcd, 20*time.Second),
@@ -107,6 +105,7 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 		errorsBefore := counted(ctx, scrape, testenv.Metrics.ReconcileErrors)
 		throttleOperator(ctx)
 
+		created := watchCreations(ctx, namespace)
 		objs := burst(ctx, namespace, perKind)
 		start := time.Now()
 		expectAllReady(ctx, objs)
@@ -122,7 +121,7 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 		for _, r := range replicas {
 			Expect(r.hasExited()).To(BeFalse(), "replica %s exited:\n%s", r.name, r.tail())
 		}
-		expectOwnedOnce(ctx, namespace, perKind)
+		expectOwnedOnce(ctx, namespace, perKind, created)
 	})
 })
 
@@ -224,9 +223,9 @@ func burst(ctx context.Context, namespace string, perKind int) []kube.Object {
 
 // expectOwnedOnce checks that each custom resource in namespace has one of
 // each object it owns (by the kind its labels name), that no
-// ImmortalContainer's pod was started twice, and that no event says an
-// owned object was created twice.
-func expectOwnedOnce(ctx context.Context, namespace string, perKind int) {
+// ImmortalContainer's pod was started twice, and that the watches of
+// created saw no owned object made twice.
+func expectOwnedOnce(ctx context.Context, namespace string, perKind int, created *creations) {
 	owned := []struct {
 		list client.ObjectList
 		kind string
@@ -246,23 +245,7 @@ func expectOwnedOnce(ctx context.Context, namespace string, perKind int) {
 	for _, ic := range ics.Items {
 		Expect(ic.Status.PodsStarted).To(BeEquivalentTo(1), "pods started for %s", ic.Name)
 	}
-	// The reason of a creation may say Recreated when none was before: an
-	// apply that failed in the outage, then a status written once the
-	// component was back, reads as a spec seen through before. What counts
-	// is how many creations each object had (events can be lost in an
-	// outage, never made up).
-	events := &eventsv1.EventList{}
-	Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
-	creations := map[string]int32{}
-	for _, e := range events.Items {
-		if (e.Reason == apply.ReasonCreated || e.Reason == apply.ReasonRecreated) && e.Related != nil {
-			// A series counts every occurrence, the first one included.
-			creations[e.Related.Kind+" "+e.Related.Name] += max(1, ptr.Deref(e.Series, eventsv1.EventSeries{}).Count)
-		}
-	}
-	for object, n := range creations {
-		Expect(n).To(BeNumerically("<=", 1), "%s was created %d times", object, n)
-	}
+	created.expectEachCreatedOnce(ctx, namespace)
 }
 
 // errorBound is the most reconcile errors objects can cost over an outage
