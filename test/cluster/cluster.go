@@ -364,7 +364,11 @@ func (cl *Cluster) Status() error {
 	var stopped []string
 	for _, p := range cl.processes() {
 		if pid := cl.ps.pid(p); pid != 0 {
-			fmt.Printf("%-24s running (pid %d)\n", p.name, pid)
+			restarts := ""
+			if n := cl.ps.restarts(p); n >= 0 {
+				restarts = fmt.Sprintf(", %d restarts", n)
+			}
+			fmt.Printf("%-24s running (pid %d%s)\n", p.name, pid, restarts)
 		} else {
 			fmt.Printf("%-24s stopped\n", p.name)
 			stopped = append(stopped, p.name)

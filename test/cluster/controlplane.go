@@ -113,12 +113,18 @@ func (c Config) apiServer() process {
 	return process{name: apiServerName, binary: c.Kube, args: args}
 }
 
+// The controller manager and the scheduler run as kubeadm runs them: with
+// leader election at its default timings, so that one that cannot renew
+// its lease exits, and restarted when they exit, with the kubelet's
+// back-off for a static pod's container. A restart builds their informers
+// anew, which is how a cluster people run gets out of client-go's
+// reflector back-off after an API server outage.
 func (c Config) controllerManager() process {
 	kubeconfig := c.path(controllerManagerName + ".kubeconfig")
-	return process{name: controllerManagerName, binary: c.Kube, args: []string{
+	return process{name: controllerManagerName, binary: c.Kube, supervised: true, args: []string{
 		controllerManagerName,
 		"--kubeconfig=" + kubeconfig, "--authentication-kubeconfig=" + kubeconfig, "--authorization-kubeconfig=" + kubeconfig,
-		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", c.Ports.ControllerManager), "--leader-elect=false",
+		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", c.Ports.ControllerManager), "--leader-elect=true",
 		"--service-account-private-key-file=" + c.pki().path("sa.key"), "--root-ca-file=" + c.pki().path("ca.crt"),
 		"--use-service-account-credentials=true",
 		// Fast enough that a benchmark measures the operator, not the
@@ -131,7 +137,7 @@ func (c Config) controllerManager() process {
 
 func (c Config) scheduler() process {
 	kubeconfig := c.path(schedulerName + ".kubeconfig")
-	return process{name: schedulerName, binary: c.Kube, args: []string{
+	return process{name: schedulerName, binary: c.Kube, supervised: true, args: []string{
 		schedulerName, "--config=" + c.path(schedulerName+".yaml"),
 		"--authentication-kubeconfig=" + kubeconfig, "--authorization-kubeconfig=" + kubeconfig,
 		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", c.Ports.Scheduler),
@@ -149,7 +155,7 @@ func (c Config) schedulerConfig() string {
 		"  qps: 200",
 		"  burst: 400",
 		"leaderElection:",
-		"  leaderElect: false",
+		"  leaderElect: true",
 		"",
 	}, "\n")
 }

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -21,7 +22,16 @@ type process struct {
 	args   []string
 	// env is added to the environment it starts with.
 	env []string
+	// supervised runs it under supervise.sh, which starts it again when it
+	// exits, with the kubelet's restart back-off, as the kubelet restarts
+	// a static pod's container.
+	supervised bool
 }
+
+// supervisor is supervise.sh.
+//
+//go:embed supervise.sh
+var supervisor string
 
 // processes keeps the pid files and logs of the cluster's processes.
 type processes struct {
@@ -29,13 +39,28 @@ type processes struct {
 	logs string
 }
 
+// command is the command line that runs p: its program and arguments, or
+// the supervisor's, whose pid file then holds the supervisor's pid.
+func (ps processes) command(p process) []string {
+	if p.supervised {
+		return append([]string{"bash", ps.supervisor(), ps.restartsFile(p.name), p.binary}, p.args...)
+	}
+	return append([]string{p.binary}, p.args...)
+}
+
 // start runs p, its output going to its log.
 func (ps processes) start(p process) error {
+	if p.supervised {
+		if err := writeFiles(map[string]string{ps.supervisor(): supervisor}); err != nil {
+			return err
+		}
+	}
 	logFile, err := os.OpenFile(ps.log(p.name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(p.binary, p.args...)
+	command := ps.command(p)
+	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Env = append(os.Environ(), p.env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -53,13 +78,33 @@ func (ps processes) start(p process) error {
 }
 
 // signature is how the process's command line starts: its program and, as
-// the Kubernetes components share one program, the first argument.
-func (p process) signature() string {
-	s := p.binary + "\x00"
-	if len(p.args) > 0 {
-		s += p.args[0] + "\x00"
+// the Kubernetes components share one program, the first argument; for a
+// supervised process, the supervisor and its restarts file, which names
+// the process.
+func (ps processes) signature(p process) string {
+	command := ps.command(p)
+	n := 2
+	if p.supervised {
+		n = 3
 	}
-	return s
+	return strings.Join(command[:min(n, len(command))], "\x00") + "\x00"
+}
+
+// restarts is how many times the supervisor restarted p, or -1 when p is
+// not supervised or has not started.
+func (ps processes) restarts(p process) int {
+	if !p.supervised {
+		return -1
+	}
+	data, err := os.ReadFile(ps.restartsFile(p.name))
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // pid is the pid of the process when it runs, and 0 otherwise. A pid file
@@ -85,7 +130,7 @@ func (ps processes) pid(p process) int {
 			return 0
 		}
 		if len(cmdline) > 0 {
-			if strings.HasPrefix(string(cmdline), p.signature()) {
+			if strings.HasPrefix(string(cmdline), ps.signature(p)) {
 				return pid
 			}
 			return 0
@@ -142,6 +187,10 @@ func signalGroup(pid int, sig syscall.Signal) error {
 }
 
 func (ps processes) pidFile(name string) string { return filepath.Join(ps.pids, name) }
+
+func (ps processes) restartsFile(name string) string { return filepath.Join(ps.pids, name+".restarts") }
+
+func (ps processes) supervisor() string { return filepath.Join(ps.pids, "supervise.sh") }
 
 func (ps processes) log(name string) string { return filepath.Join(ps.logs, name+".log") }
 
