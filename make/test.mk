@@ -38,7 +38,7 @@ fuzz: cluster-up kustomize ## Fuzz every builder and status function for FUZZTIM
 	FUZZ_KUBECONFIG=$(CLUSTER_KUBECONFIG) FUZZTIME=$(FUZZTIME) GO=$(GO) hack/fuzz.sh run
 
 # The instrumented builds are most of a short fuzz run's time: CI makes them
-# while the end-to-end suite waits on pods.
+# while the OLM suite waits on OLM.
 .PHONY: fuzz-build
 fuzz-build: ## Compile the fuzz targets' instrumented test programs into the build cache, so that make fuzz starts fuzzing at once.
 	GO=$(GO) hack/fuzz.sh build
