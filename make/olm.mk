@@ -10,16 +10,24 @@ RELEASED_MANAGERS = $(LOCALBIN)/releases
 release-commit = $(patsubst $(1)=%,%,$(filter $(1)=%,$(RELEASES)))
 OLM_IMAGES_RECORD = $(LOCALBIN)/cluster/olm-images.json
 CATALOG_CACHE = $(LOCALBIN)/catalog-cache
+# The catalog as the last release published it, from that release's
+# commit: the OLM suite's Automatic upgrade starts there, as users did.
+PREVIOUS_VERSION = $(firstword $(subst =, ,$(lastword $(RELEASES))))
+PREVIOUS_CATALOG = $(RELEASED_MANAGERS)/$(PREVIOUS_VERSION)/catalog
+PREVIOUS_CATALOG_CACHE = $(RELEASED_MANAGERS)/$(PREVIOUS_VERSION)/catalog-cache
+PREVIOUS_CATALOG_IMG = $(IMAGE_TAG_BASE)-catalog:v$(PREVIOUS_VERSION)
 OLM_IMAGES_ENV = $(IMAGES_ENV) OLM_DIR=$(OLM_DIR) OLM_VERSION=$(OLM_VERSION) OPM=$(OPM) OPM_VERSION=$(OPM_VERSION) \
 	GRPC_HEALTH_PROBE=$(GRPC_HEALTH_PROBE) CATALOG_DIR=catalog CATALOG_CACHE=$(CATALOG_CACHE) \
-	RELEASES=bundles RELEASED_MANAGERS=$(RELEASED_MANAGERS)
+	RELEASES=bundles RELEASED_MANAGERS=$(RELEASED_MANAGERS) PREVIOUS_VERSION=$(PREVIOUS_VERSION) \
+	PREVIOUS_CATALOG_DIR=$(PREVIOUS_CATALOG) PREVIOUS_CATALOG_CACHE=$(PREVIOUS_CATALOG_CACHE)
 OLM_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) HELM=$(HELM) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
 	OLM_MODULE_DIR=$$(cd hack/tools/olm && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager) \
 	STEER="$(CLUSTER) steer"
 
 .PHONY: olm-images
-olm-images: images olm grpc-health-probe opm released-managers ## Build OLM's and opm's images, the catalog image, and every released bundle and manager it names, and push them to the local registry.
+olm-images: images olm grpc-health-probe opm released-managers $(PREVIOUS_CATALOG) ## Build OLM's and opm's images, the catalog image (and the last release's), and every released bundle and manager it names, and push them to the local registry.
 	rm -rf $(CATALOG_CACHE) && $(OPM) serve catalog --cache-dir=$(CATALOG_CACHE) --cache-only
+	rm -rf $(PREVIOUS_CATALOG_CACHE) && $(OPM) serve $(PREVIOUS_CATALOG) --cache-dir=$(PREVIOUS_CATALOG_CACHE) --cache-only
 	$(OLM_IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(OLM_IMAGES_RECORD) olm catalog
 
 .PHONY: olm-up
@@ -49,6 +57,10 @@ olmv1-up: olmv1-images olm-images kustomize ## Install OLM v1 (operator-controll
 .PHONY: olmv1-down
 olmv1-down: kustomize ## Remove OLM v1, and every ClusterExtension and ClusterCatalog, from the local cluster.
 	$(OLMV1_ENV) hack/olmv1.sh down
+
+$(PREVIOUS_CATALOG):
+	rm -rf $@ && mkdir -p $@
+	git archive $(call release-commit,$(PREVIOUS_VERSION)) catalog | tar -x -C $@ --strip-components=1
 
 .PHONY: released-managers
 released-managers: $(foreach r,$(RELEASES),$(RELEASED_MANAGERS)/$(firstword $(subst =, ,$(r)))/manager)

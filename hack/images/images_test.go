@@ -105,7 +105,7 @@ func TestCatalogImageIsWhatCatalogDockerfileBuilds(t *testing.T) {
 	cache := t.TempDir()
 	g.Expect(os.MkdirAll(filepath.Join(cache, "db"), 0o755)).To(Succeed())
 	g.Expect(os.WriteFile(filepath.Join(cache, "db", "index"), []byte("x"), 0o644)).To(Succeed())
-	s, err := catalogImage("x:v0", inputs{catalogDir: filepath.Join(root, "catalog"), catalogCache: cache, opm: "/bin/true", grpcHealthProbe: "/bin/true"})
+	s, err := catalogImage("x:v0", filepath.Join(root, "catalog"), cache, inputs{opm: "/bin/true", grpcHealthProbe: "/bin/true"})
 	g.Expect(err).NotTo(HaveOccurred())
 	labels, _, entrypoint, cmd := dockerfileWithCmd(t, "catalog.Dockerfile")
 

@@ -91,22 +91,30 @@ func emptyIndexImage(name string, in inputs) (spec, error) {
 }
 
 // catalogImages are what a user of the catalog pulls: the catalog, and the
-// bundle and manager images of every released version it names. The
-// version under development is the operator set's; the images the custom
-// resources default to are stood in for by the infra and test sets.
+// bundle and manager images of every released version it names; and the
+// catalog as the last release published it, which users on Automatic
+// approval had when the new version came. The version under development
+// is the operator set's; the images the custom resources default to are
+// stood in for by the infra and test sets.
 func catalogImages(in inputs) (map[string]spec, error) {
 	if err := required(map[string]string{
 		"CATALOG_DIR": in.catalogDir, "CATALOG_CACHE": in.catalogCache, "RELEASES": in.releases,
 		"RELEASED_MANAGERS": in.releasedManagers, "IMAGE_TAG_BASE": in.imageBase, "VERSION": in.version,
+		"PREVIOUS_VERSION": in.previousVersion, "PREVIOUS_CATALOG_DIR": in.previousCatalogDir,
+		"PREVIOUS_CATALOG_CACHE": in.previousCatalogCache,
 	}); err != nil {
 		return nil, err
 	}
 	repository := repositoryOf(in.imageBase)
-	catalog, err := catalogImage(repository+"-catalog:v"+in.version, in)
+	catalog, err := catalogImage(repository+"-catalog:v"+in.version, in.catalogDir, in.catalogCache, in)
 	if err != nil {
 		return nil, err
 	}
-	images := map[string]spec{catalogSet: catalog}
+	previous, err := catalogImage(repository+"-catalog:v"+in.previousVersion, in.previousCatalogDir, in.previousCatalogCache, in)
+	if err != nil {
+		return nil, err
+	}
+	images := map[string]spec{catalogSet: catalog, catalogSet + "-" + in.previousVersion: previous}
 
 	versions, err := os.ReadDir(in.releases)
 	if err != nil {
@@ -126,16 +134,17 @@ func catalogImages(in inputs) (map[string]spec, error) {
 }
 
 // catalogImage is the catalog image as catalog.Dockerfile builds it: on
-// opm's image, the file-based catalog in /configs and opm's cache of it,
-// which opm serves at once rather than building it in every pod.
-func catalogImage(name string, in inputs) (spec, error) {
+// opm's image, the file-based catalog of catalogDir in /configs and opm's
+// cache of it, which opm serves at once rather than building it in every
+// pod.
+func catalogImage(name, catalogDir, catalogCache string, in inputs) (spec, error) {
 	catalog := opmImage(name, in)
 	// The cache belongs to the user that serves it, as when
 	// catalog.Dockerfile's build runs opm: opm locks it, even to read it.
 	for _, tree := range []struct {
 		dir, at string
 		uid     int
-	}{{in.catalogDir, configsDir, 0}, {in.catalogCache, "/tmp/cache", olmUser.id}} {
+	}{{catalogDir, configsDir, 0}, {catalogCache, "/tmp/cache", olmUser.id}} {
 		files, err := treeFiles(tree.dir, tree.at, tree.uid)
 		if err != nil {
 			return spec{}, err

@@ -21,9 +21,11 @@ type inputs struct {
 	// operator-sdk's scorecard-test program, and its version.
 	scorecardTest, operatorSDKVersion string
 	// OLM's and opm's programs, and the catalog: its folder, opm's cache
-	// of it, the released bundles' folders and their managers, by version.
-	olmDir, olmVersion, opm, opmVersion, grpcHealthProbe string
-	catalogDir, catalogCache, releases, releasedManagers string
+	// of it, the released bundles' folders and their managers, by version;
+	// and the catalog as the last release published it, with its cache.
+	olmDir, olmVersion, opm, opmVersion, grpcHealthProbe      string
+	catalogDir, catalogCache, releases, releasedManagers      string
+	previousVersion, previousCatalogDir, previousCatalogCache string
 	// OLM v1's programs, and its version.
 	olmv1Dir, olmv1Version string
 }
@@ -37,7 +39,9 @@ func inputsFromEnv() inputs {
 		olmDir: os.Getenv("OLM_DIR"), olmVersion: os.Getenv("OLM_VERSION"), opm: os.Getenv("OPM"), opmVersion: os.Getenv("OPM_VERSION"),
 		grpcHealthProbe: os.Getenv("GRPC_HEALTH_PROBE"), catalogDir: os.Getenv("CATALOG_DIR"), catalogCache: os.Getenv("CATALOG_CACHE"),
 		releases: os.Getenv("RELEASES"), releasedManagers: os.Getenv("RELEASED_MANAGERS"),
-		scorecardTest: os.Getenv("SCORECARD_TEST"), operatorSDKVersion: os.Getenv("OPERATOR_SDK_VERSION"),
+		previousVersion: os.Getenv("PREVIOUS_VERSION"), previousCatalogDir: os.Getenv("PREVIOUS_CATALOG_DIR"),
+		previousCatalogCache: os.Getenv("PREVIOUS_CATALOG_CACHE"),
+		scorecardTest:        os.Getenv("SCORECARD_TEST"), operatorSDKVersion: os.Getenv("OPERATOR_SDK_VERSION"),
 		olmv1Dir: os.Getenv("OLMV1_DIR"), olmv1Version: os.Getenv("OLMV1_VERSION"),
 	}
 }

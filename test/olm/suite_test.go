@@ -41,9 +41,12 @@ const (
 	packageName = "seed-operator"
 	// olmNamespace is OLM's, and its global catalog namespace: a
 	// CatalogSource there serves every namespace.
-	olmNamespace      = "olm"
-	catalogName       = "seed-operator-catalog"
-	managerDeployment = "seed-operator-controller-manager"
+	olmNamespace = "olm"
+	catalogName  = "seed-operator-catalog"
+	// previousCatalogName serves the catalog as the last release
+	// published it, for the spec that publishes the next one over it.
+	previousCatalogName = "seed-operator-previous"
+	managerDeployment   = "seed-operator-controller-manager"
 )
 
 var (
@@ -55,6 +58,9 @@ var (
 	version string
 	// catalogImage is the catalog's image, as users add it.
 	catalogImage string
+	// previousVersion is the last release, and previousCatalogImage the
+	// catalog image it published.
+	previousVersion, previousCatalogImage string
 	// specNamespaces are the namespaces the running spec created.
 	specNamespaces []string
 )
@@ -75,6 +81,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(version).NotTo(BeEmpty(), "VERSION must be the operator's version: run `make test-olm`")
 	catalogImage = os.Getenv("CATALOG_IMG")
 	Expect(catalogImage).NotTo(BeEmpty(), "CATALOG_IMG must name the catalog image: run `make test-olm`")
+	previousVersion, previousCatalogImage = os.Getenv("PREVIOUS_VERSION"), os.Getenv("PREVIOUS_CATALOG_IMG")
+	Expect(previousVersion).NotTo(BeEmpty(), "PREVIOUS_VERSION must be the last release: run `make test-olm`")
+	Expect(previousCatalogImage).NotTo(BeEmpty(), "PREVIOUS_CATALOG_IMG must name its catalog image: run `make test-olm`")
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
 
@@ -91,12 +100,20 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 
 	removeOperatorAPIs(ctx)
 
-	// The catalog as users add it: its image, served by a pod OLM runs.
+	start := time.Now()
+	serveCatalog(ctx, catalogName, catalogImage)
+	AddReportEntry("catalog READY", time.Since(start).Round(100*time.Millisecond).String())
+})
+
+// serveCatalog adds a catalog as users add it: a CatalogSource of its
+// image, served by a pod OLM runs, in OLM's global catalog namespace. It
+// returns once OLM reads the catalog.
+func serveCatalog(ctx context.Context, name, image string) *operatorsv1alpha1.CatalogSource {
 	source := &operatorsv1alpha1.CatalogSource{
-		ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: olmNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: olmNamespace},
 		Spec: operatorsv1alpha1.CatalogSourceSpec{
 			SourceType:    operatorsv1alpha1.SourceTypeGrpc,
-			Image:         catalogImage,
+			Image:         image,
 			DisplayName:   "seed-operator",
 			Publisher:     "seed-operators",
 			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
@@ -104,15 +121,14 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}
 	deleteAndWait(ctx, source)
 	source.ResourceVersion = ""
-	start := time.Now()
 	Expect(k8sClient.Create(ctx, source)).To(Succeed())
 	Eventually(ctx, func(g Gomega) {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(source), source)).To(Succeed())
 		g.Expect(source.Status.GRPCConnectionState).NotTo(BeNil())
 		g.Expect(source.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
 	}).Should(Succeed())
-	AddReportEntry("catalog READY", time.Since(start).Round(100*time.Millisecond).String())
-})
+	return source
+}
 
 // On failure, what OLM says of the spec's namespaces.
 var _ = ReportAfterEach(func(ctx SpecContext, report SpecReport) {

@@ -36,11 +36,7 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 		approve(ctx, pendingPlan(ctx, ns, csvName(first)))
 		old := installed(ctx, sub, csvName(first))
 		Expect(managerImageOf(manager(ctx, ns))).To(Equal(managerImage(first)))
-		objects := examples(old, ns)
-		DeferCleanup(deleteAll, objects)
-		createReady(ctx, objects...)
-		before := ownedUIDs(ctx, ns)
-		Expect(before).NotTo(BeEmpty())
+		objects, resources, before := createExamples(ctx, old, ns)
 
 		By("holding the upgrade until it is approved")
 		plan := pendingPlan(ctx, ns, csvName(version))
@@ -56,19 +52,8 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 		start := time.Now()
 		approve(ctx, plan)
 		installed(ctx, sub, csvName(version))
-		Expect(managerImageOf(manager(ctx, ns))).To(Equal(managerImage(version)))
 		AddReportEntry("upgrade "+first+" -> "+version+" (Manual), approval to CSV Succeeded", time.Since(start).Round(100*time.Millisecond).String())
-		Eventually(ctx, func() error {
-			return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: csvName(first)}, &operatorsv1alpha1.ClusterServiceVersion{})
-		}).Should(MatchError(ContainSubstring("not found")), "the replaced CSV is removed")
-
-		By("keeping every custom resource and owned object, reconciled by " + version)
-		expectStoredVersionsServed(ctx)
-		for _, o := range objects {
-			expectReady(ctx, o)
-		}
-		Expect(ownedUIDs(ctx, ns)).To(Equal(before), "no owned object was recreated")
-		scale(ctx, objects, 3)
+		expectUpgradeKept(ctx, ns, first, objects, resources, before)
 
 		By("switching to the stable channel, whose head is the same version")
 		patch := client.MergeFrom(sub.DeepCopy())
@@ -115,7 +100,77 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 		DeferCleanup(deleteAll, objects)
 		createReady(ctx, objects...)
 	})
+
+	It("upgrades by itself when the catalog publishes the next version, keeping the custom resources and their objects", func(ctx SpecContext) {
+		source := serveCatalog(ctx, previousCatalogName, previousCatalogImage)
+		DeferCleanup(deleteAndWait, source)
+		ns := createNamespace(ctx, "seed-upgrade")
+		operatorGroup(ctx, ns, "seed", ns)
+		spec := subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic)
+		spec.CatalogSource = previousCatalogName
+		sub := subscribe(ctx, ns, spec)
+
+		By("installing " + previousVersion + ", the head of the catalog it published, and creating its examples")
+		old := installed(ctx, sub, csvName(previousVersion))
+		objects, resources, owned := createExamples(ctx, old, ns)
+
+		By("publishing the catalog of " + version + " in its place")
+		start := time.Now()
+		patch := client.MergeFrom(source.DeepCopy())
+		source.Spec.Image = catalogImage
+		Expect(k8sClient.Patch(ctx, source, patch)).To(Succeed())
+		installed(ctx, sub, csvName(version))
+		AddReportEntry("catalog "+previousVersion+" -> "+version+" (Automatic), catalog published to CSV Succeeded",
+			time.Since(start).Round(100*time.Millisecond).String())
+		expectUpgradeKept(ctx, ns, previousVersion, objects, resources, owned)
+	})
 })
+
+// createExamples creates the CSV's examples in namespace, deleted after
+// the spec, and waits until they are Ready; it returns them, their UIDs
+// and their owned objects' UIDs, for expectUpgradeKept.
+func createExamples(ctx context.Context, csv *operatorsv1alpha1.ClusterServiceVersion, namespace string) (
+	objects []*unstructured.Unstructured, resources, owned map[string]types.UID,
+) {
+	objects = examples(csv, namespace)
+	DeferCleanup(deleteAll, objects)
+	createReady(ctx, objects...)
+	owned = ownedUIDs(ctx, namespace)
+	Expect(owned).NotTo(BeEmpty())
+	return objects, uidsOf(ctx, objects), owned
+}
+
+// expectUpgradeKept checks, once the version under development has
+// replaced the version from in namespace, what the upgrade must keep and
+// do: its manager running, the replaced CSV removed, the CRDs' stored
+// versions served, every custom resource Ready and neither it nor an
+// owned object recreated (their UIDs before), and a scale reconciled.
+func expectUpgradeKept(ctx context.Context, namespace, from string, objects []*unstructured.Unstructured, resources, owned map[string]types.UID) {
+	Expect(managerImageOf(manager(ctx, namespace))).To(Equal(managerImage(version)))
+	Eventually(ctx, func() error {
+		return k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: csvName(from)}, &operatorsv1alpha1.ClusterServiceVersion{})
+	}).Should(MatchError(ContainSubstring("not found")), "the replaced CSV is removed")
+
+	By("keeping every custom resource and owned object, reconciled by " + version)
+	expectStoredVersionsServed(ctx)
+	for _, o := range objects {
+		expectReady(ctx, o)
+	}
+	Expect(uidsOf(ctx, objects)).To(Equal(resources), "no custom resource was recreated")
+	Expect(ownedUIDs(ctx, namespace)).To(Equal(owned), "no owned object was recreated")
+	scale(ctx, objects, 3)
+}
+
+// uidsOf are the UIDs the custom resources have now, by kind and name.
+func uidsOf(ctx context.Context, objects []*unstructured.Unstructured) map[string]types.UID {
+	uids := map[string]types.UID{}
+	for _, o := range objects {
+		current := o.DeepCopy()
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(o), current)).To(Succeed())
+		uids[o.GetKind()+"/"+o.GetName()] = current.GetUID()
+	}
+	return uids
+}
 
 // ownedUIDs are the UIDs of the Deployments, Services and claims in the
 // namespace that a custom resource of the operator owns, by kind and name.
