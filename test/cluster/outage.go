@@ -10,10 +10,13 @@ import (
 	"time"
 )
 
-// The control-plane components a suite may take down and bring back.
+// The components a suite may take down and bring back: etcd and the API
+// server for an outage, and kwok, which plays again, once restarted, the
+// stages of pods it gave up on while the API server failed its requests.
 const (
 	Etcd      = etcdName
 	APIServer = apiServerName
+	Kwok      = kwokName
 )
 
 // Kill ends a component of the running cluster at once (SIGKILL), as a
@@ -64,9 +67,15 @@ func (cl *Cluster) component(name string) (process, func() error, error) {
 		return cl.etcd(), cl.etcdReady, nil
 	case APIServer:
 		return cl.apiServer(), cl.apiServerReady, nil
+	case Kwok:
+		return cl.kwok(), cl.kwokReady, nil
 	default:
-		return process{}, nil, fmt.Errorf("no outage of %q: only %s and %s", name, Etcd, APIServer)
+		return process{}, nil, fmt.Errorf("no outage of %q: only %s, %s and %s", name, Etcd, APIServer, Kwok)
 	}
+}
+
+func (cl *Cluster) kwokReady() error {
+	return httpOK(fmt.Sprintf("http://127.0.0.1:%d/healthz", cl.Ports.Kwok))
 }
 
 func (cl *Cluster) etcdReady() error {
