@@ -74,7 +74,10 @@ func watchCreations(ctx context.Context, namespace string) *creations {
 	return c
 }
 
+// record runs on the informers' goroutines, where a failure must reach
+// Ginkgo rather than end the process.
 func (c *creations) record(obj any) {
+	defer GinkgoRecover()
 	o, err := meta.Accessor(obj)
 	Expect(err).NotTo(HaveOccurred())
 	key := creationKey(obj, o)
