@@ -11,10 +11,11 @@ release-commit = $(patsubst $(1)=%,%,$(filter $(1)=%,$(RELEASES)))
 OLM_IMAGES_RECORD = $(LOCALBIN)/cluster/olm-images.json
 CATALOG_CACHE = $(LOCALBIN)/catalog-cache
 # The catalog as the last release published it, from that release's
-# commit: the OLM suite's Automatic upgrade starts there, as users did.
+# commit: the OLM suite's Automatic upgrade starts there, as users did. Not
+# under RELEASED_MANAGERS, whose folders a manager's rebuild empties.
 PREVIOUS_VERSION = $(firstword $(subst =, ,$(lastword $(RELEASES))))
-PREVIOUS_CATALOG = $(RELEASED_MANAGERS)/$(PREVIOUS_VERSION)/catalog
-PREVIOUS_CATALOG_CACHE = $(RELEASED_MANAGERS)/$(PREVIOUS_VERSION)/catalog-cache
+PREVIOUS_CATALOG = $(LOCALBIN)/catalog-v$(PREVIOUS_VERSION)
+PREVIOUS_CATALOG_CACHE = $(LOCALBIN)/catalog-v$(PREVIOUS_VERSION)-cache
 PREVIOUS_CATALOG_IMG = $(IMAGE_TAG_BASE)-catalog:v$(PREVIOUS_VERSION)
 OLM_IMAGES_ENV = $(IMAGES_ENV) OLM_DIR=$(OLM_DIR) OLM_VERSION=$(OLM_VERSION) OPM=$(OPM) OPM_VERSION=$(OPM_VERSION) \
 	GRPC_HEALTH_PROBE=$(GRPC_HEALTH_PROBE) CATALOG_DIR=catalog CATALOG_CACHE=$(CATALOG_CACHE) \
