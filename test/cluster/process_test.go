@@ -9,29 +9,31 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// A supervised process is started again after it exits, not at once but
-// after the kubelet's first back-off (10 s), and the supervision stops,
-// with its process, when it is asked to.
+// A supervised process is started again after it exits, as the kubelet
+// restarts a container: at once the first time, after 10 s the next, and
+// the supervision stops, with its process, when it is asked to.
 func TestSupervisedProcessRestartsAfterBackOff(t *testing.T) {
 	g := NewWithT(t)
 	dir := t.TempDir()
 	ps := processes{pids: filepath.Join(dir, "pids"), logs: dir}
 	g.Expect(os.MkdirAll(ps.pids, 0o755)).To(Succeed())
 	runs := filepath.Join(dir, "runs")
-	// It exits at once the first time, and runs until stopped the next.
+	// It exits at once the first two times, and runs until stopped the
+	// third.
 	p := process{name: "flaky", binary: "sh", supervised: true, args: []string{"-c",
-		`echo run >>"$0"; [ "$(wc -l <"$0")" -gt 1 ] && exec sleep 600; exit 3`, runs}}
+		`echo run >>"$0"; [ "$(wc -l <"$0")" -gt 2 ] && exec sleep 600; exit 3`, runs}}
 	g.Expect(ps.start(p)).To(Succeed())
 	t.Cleanup(func() { _ = ps.stop(p, 5*time.Second) })
 
+	g.Eventually(func() int { return ps.restarts(p) }).WithTimeout(5 * time.Second).Should(Equal(2))
 	started := time.Now()
-	g.Eventually(func() int { return ps.restarts(p) }).WithTimeout(5 * time.Second).Should(Equal(1))
+	g.Expect(readFile(runs)).To(Equal("run\nrun\n"), "not started again at once after its first exit")
 	g.Expect(ps.pid(p)).NotTo(BeZero(), "the supervisor runs on")
 	g.Consistently(func() string { return readFile(runs) }).WithTimeout(8*time.Second-time.Since(started)).
-		Should(Equal("run\n"), "started again before its back-off")
-	g.Eventually(func() string { return readFile(runs) }).WithTimeout(10 * time.Second).Should(Equal("run\nrun\n"))
-	g.Expect(ps.restarts(p)).To(Equal(1), "the second run is still running")
-	g.Expect(readFile(ps.log(p.name))).To(ContainSubstring("supervise: sh exited with 3"))
+		Should(Equal("run\nrun\n"), "started again before its back-off")
+	g.Eventually(func() string { return readFile(runs) }).WithTimeout(10 * time.Second).Should(Equal("run\nrun\nrun\n"))
+	g.Expect(ps.restarts(p)).To(Equal(2), "the third run is still running")
+	g.Expect(readFile(ps.log(p.name))).To(MatchRegexp(`supervise: sh exited with 3 at \d+\.\d+ after 0s; restart 1 in 0s`))
 
 	g.Expect(ps.stop(p, 5*time.Second)).To(Succeed())
 	g.Expect(ps.pid(p)).To(BeZero())

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # supervise.sh RESTARTS COMMAND [ARG...] runs COMMAND, and runs it again
 # whenever it exits, after the kubelet's restart back-off for a container:
-# 10 s, doubled at each exit up to 5 minutes, and 10 s again once the
-# command has run for 10 minutes. The file RESTARTS holds how many times it
-# was restarted. SIGTERM stops the command, then the supervision.
+# at once the first time, then after 10 s, doubled at each exit up to 5
+# minutes, and at once again after a run of 10 minutes. The file RESTARTS
+# holds how many times it was restarted. Each exit is logged with its time
+# (seconds since the epoch). SIGTERM stops the command, then the
+# supervision.
 set -u
 restarts_file=$1
 shift
 restarts=0
-delay=10
+delay=0
 child=
 echo "$restarts" >"$restarts_file"
 trap '[[ -n $child ]] && kill -TERM "$child" 2>/dev/null; wait; exit 0' TERM INT
@@ -18,16 +20,17 @@ while :; do
   child=$!
   wait "$child"
   status=$?
+  exited=$EPOCHREALTIME
   child=
   ran=$((SECONDS - started))
   if ((ran >= 600)); then
-    delay=10
+    delay=0
   fi
   restarts=$((restarts + 1))
   echo "$restarts" >"$restarts_file"
-  echo "supervise: $1 exited with $status after ${ran}s; restart $restarts in ${delay}s" >&2
+  echo "supervise: $1 exited with $status at $exited after ${ran}s; restart $restarts in ${delay}s" >&2
   # In the background, so that SIGTERM ends the wait at once.
   sleep "$delay" &
   wait $!
-  delay=$((delay * 2 > 300 ? 300 : delay * 2))
+  delay=$((delay == 0 ? 10 : delay * 2 > 300 ? 300 : delay * 2))
 done
