@@ -19,6 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/seed-operators/seed-operator/internal/reconnect"
 )
 
 // conflicts watches each object that stands in a custom resource's way (a
@@ -163,7 +165,7 @@ func (c *conflicts) run(ctx context.Context, gvr schema.GroupVersionResource, ke
 			return resource.Watch(ctx, options)
 		},
 	}
-	informer := toolscache.NewSharedInformer(lw, &metav1.PartialObjectMetadata{}, 0)
+	informer := reconnect.NewInformer(lw, &metav1.PartialObjectMetadata{}, 0, toolscache.Indexers{})
 	_, _ = informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(_ any, initial bool) {
 			if !initial {

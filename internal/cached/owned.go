@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/reconnect"
 )
 
 // Owned is a kind of object the operator makes, and what its controllers
@@ -49,12 +50,15 @@ type Owned struct {
 // the manager no memory; of those, only the ones made for the kinds that
 // read them, when they say (Owned.Of). Of the managed fields, the cache
 // keeps only those the operator reads: none of its custom resources', and
-// of owned objects', those trimManagedFields keeps.
+// of owned objects', those trimManagedFields keeps. Its informers find the
+// API server again as soon as it answers after an outage (package
+// reconnect).
 func Options(namespaces map[string]cache.Config, owned ...Owned) cache.Options {
 	return cache.Options{
 		DefaultNamespaces: namespaces,
 		DefaultTransform:  cache.TransformStripManagedFields(),
 		ByObject:          managedOnly(owned...),
+		NewInformer:       reconnect.NewInformer,
 	}
 }
 
