@@ -3,6 +3,7 @@ package main
 
 import (
 	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -28,6 +31,7 @@ import (
 	"github.com/seed-operators/seed-operator/internal/cached"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/metricsauth"
+	"github.com/seed-operators/seed-operator/internal/reconnect"
 	"github.com/seed-operators/seed-operator/internal/watch"
 )
 
@@ -47,6 +51,7 @@ type options struct {
 	pprofAddr              string
 	leaderElect            bool
 	leaderElectionNS       string
+	leaderElectionIdentity string
 	leaseDuration          time.Duration
 	renewDeadline          time.Duration
 	retryPeriod            time.Duration
@@ -67,16 +72,20 @@ func main() {
 		"The address pprof's profiles are served on, without authentication: bind it to loopback. 0 turns it off.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false,
 		"Elect a leader on a Lease, so that of several replicas only one reconciles at a time.")
-	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",
-		"The namespace of the leader election Lease. Defaults to the pod's namespace; required outside a cluster.")
-	// The leader rides out an API server that is gone for half a minute
-	// (a restart, an upgrade) rather than give the lead up and exit; a
-	// leader that dies is replaced within a lease duration, and one that
-	// stops releases the Lease at once. The lease outlasts a leader cut
-	// off from the API server (kube.CheckLeaseTimings).
-	flag.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 60*time.Second,
+	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", os.Getenv("POD_NAMESPACE"),
+		"The namespace of the leader election Lease. Defaults to POD_NAMESPACE, then to the pod's namespace; required outside a cluster.")
+	flag.StringVar(&o.leaderElectionIdentity, "leader-election-identity", os.Getenv("POD_NAME"),
+		"Who this replica is on the Lease: its pod's name (POD_NAME), so that a manager restarted in its pod takes the lead back at once. "+
+			"Empty: the host's name and a suffix new at each start.")
+	// Near controller-runtime's defaults, as kubeadm runs the control
+	// plane: a leader that dies is replaced within seconds, and one that
+	// cannot renew for a while (an API server gone) exits, to be restarted
+	// with fresh informers. The lease still outlasts a leader cut off from
+	// the API server (kube.CheckLeaseTimings), which controller-runtime's
+	// 15/10/2 does not.
+	flag.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second,
 		"How long followers wait after the last renewal before taking the lead.")
-	flag.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 35*time.Second,
+	flag.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 8*time.Second,
 		"How long the leader keeps trying to renew before it gives the lead up.")
 	flag.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second,
 		"How often candidates try to acquire or renew the lead.")
@@ -121,21 +130,31 @@ func run(o options) error {
 		}
 	}
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                        scheme,
-		Metrics:                       metricsOptions(o),
-		HealthProbeBindAddress:        o.probeAddr,
-		PprofBindAddress:              o.pprofAddr,
-		LeaderElection:                o.leaderElect,
-		LeaderElectionID:              kube.LeaderElectionID,
-		LeaderElectionNamespace:       o.leaderElectionNS,
-		LeaderElectionReleaseOnCancel: true,
-		LeaseDuration:                 &o.leaseDuration,
-		RenewDeadline:                 &o.renewDeadline,
-		RetryPeriod:                   &o.retryPeriod,
-		GracefulShutdownTimeout:       &o.gracefulShutdownPeriod,
-		Cache:                         cached.Options(namespaces, controllers.Owned...),
-		Controller:                    config.Controller{MaxConcurrentReconciles: o.concurrentReconciles},
+	ctx := ctrl.SetupSignalHandler()
+	restConfig := ctrl.GetConfigOrDie()
+	if err := reconnect.WaitForAPIServer(ctx, restConfig); err != nil {
+		return err
+	}
+	lock, err := leaderElectionLock(restConfig, o)
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme:                              scheme,
+		Metrics:                             metricsOptions(o),
+		HealthProbeBindAddress:              o.probeAddr,
+		PprofBindAddress:                    o.pprofAddr,
+		LeaderElection:                      o.leaderElect,
+		LeaderElectionID:                    kube.LeaderElectionID,
+		LeaderElectionNamespace:             o.leaderElectionNS,
+		LeaderElectionReleaseOnCancel:       true,
+		LeaderElectionResourceLockInterface: lock,
+		LeaseDuration:                       &o.leaseDuration,
+		RenewDeadline:                       &o.renewDeadline,
+		RetryPeriod:                         &o.retryPeriod,
+		GracefulShutdownTimeout:             &o.gracefulShutdownPeriod,
+		Cache:                               cached.Options(namespaces, controllers.Owned...),
+		Controller:                          config.Controller{MaxConcurrentReconciles: o.concurrentReconciles},
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
@@ -166,10 +185,23 @@ func run(o options) error {
 	}
 
 	setupLog.Info("Starting the manager", "namespaces", namespaceNames(namespaces), "goMemoryLimit", memoryLimitText(memoryLimit))
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running the manager: %w", err)
 	}
 	return nil
+}
+
+// leaderElectionLock is the Lease held under the replica's own identity
+// when it has one (kube.LeaderElectionLock), and nil otherwise, for the
+// manager to hold it under a new identity at each start.
+func leaderElectionLock(config *rest.Config, o options) (resourcelock.Interface, error) {
+	if !o.leaderElect || o.leaderElectionIdentity == "" {
+		return nil, nil
+	}
+	if o.leaderElectionNS == "" {
+		return nil, errors.New("leader election as " + o.leaderElectionIdentity + " needs the Lease's namespace: set POD_NAMESPACE or --leader-election-namespace")
+	}
+	return kube.LeaderElectionLock(config, o.leaderElectionNS, o.leaderElectionIdentity, o.renewDeadline)
 }
 
 // metricsOptions serves metrics over HTTPS to authenticated and authorized

@@ -36,7 +36,11 @@ token() {
   mkdir -p "$dir"
   # The token and the kubeconfig are the operator's credentials: its own.
   umask 077
-  kubectl create token "$SERVICE_ACCOUNT" --namespace="$NAMESPACE" --duration="$TOKEN_DURATION" >"$dir/token.new"
+  # Explicit, as run calls this where errexit does not apply.
+  if ! kubectl create token "$SERVICE_ACCOUNT" --namespace="$NAMESPACE" --duration="$TOKEN_DURATION" >"$dir/token.new"; then
+    rm -f "$dir/token.new"
+    return 1
+  fi
   mv "$dir/token.new" "$dir/token"
   # The cluster as the current context names it; the user is the service
   # account, whatever the kubeconfig authenticates with.
@@ -71,7 +75,9 @@ EOF
 run() {
   local dir=$1
   shift
-  token "$dir"
+  # A manager started again while the API server is away (a kubelet
+  # restarts a container without it) keeps the token it has.
+  token "$dir" || [ -s "$dir/token" ]
   KUBECONFIG=$(realpath "$dir/kubeconfig") exec "${MANAGER:?}" \
     --leader-elect --leader-election-namespace="$NAMESPACE" "$@"
 }

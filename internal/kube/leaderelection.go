@@ -3,6 +3,11 @@ package kube
 import (
 	"fmt"
 	"time"
+
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
 // LeaderElectionID names the Lease on which the operator's replicas elect
@@ -28,4 +33,31 @@ func CheckLeaseTimings(leaseDuration, renewDeadline, retryPeriod time.Duration) 
 			leaseDuration, stopped)
 	}
 	return nil
+}
+
+// LeaderElectionLock is the Lease LeaderElectionID in namespace, held as
+// identity, for a manager whose replicas each have a name of their own that
+// outlives a restart: the pod's. A manager restarted in the same pod (an
+// OOM kill, a lost lease) finds itself the Lease's holder and takes the
+// lead back as soon as it reaches the API server, where under a new
+// identity it would wait out the lease its previous run left. Two
+// managers never share a pod's name at once: the kubelet starts a
+// container again only once it has exited.
+//
+// It is built as controller-runtime builds its own, whose identity is the
+// host's name with a suffix new at each start: the client's timeout half
+// the renew deadline, on which CheckLeaseTimings rests.
+func LeaderElectionLock(config *rest.Config, namespace, identity string, renewDeadline time.Duration) (resourcelock.Interface, error) {
+	config = rest.AddUserAgent(rest.CopyConfig(config), "leader-election")
+	config.Timeout = max(renewDeadline/2, time.Second)
+	core, err := corev1client.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("creating the leader election's client: %w", err)
+	}
+	coordination, err := coordinationv1client.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("creating the leader election's client: %w", err)
+	}
+	return resourcelock.New(resourcelock.LeasesResourceLock, namespace, LeaderElectionID, core, coordination,
+		resourcelock.ResourceLockConfig{Identity: identity})
 }

@@ -274,8 +274,12 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 			c := r.container()
 			r.g.Expect(c.Image).To(Equal("quay.io/seed-operators/seed-operator:v" + os.Getenv("VERSION")))
 			r.g.Expect(c.Args).To(ContainElements("--leader-elect", "--metrics-bind-address=:8443",
-				"--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=35s", "--leader-elect-retry-period=2s"))
+				"--leader-elect-lease-duration=15s", "--leader-elect-renew-deadline=8s", "--leader-elect-retry-period=2s"))
 			r.g.Expect(r.env("WATCH_NAMESPACE")).To(BeEmpty(), "every namespace")
+			// The replica's identity on the Lease, which a restart keeps.
+			r.g.Expect(c.Env).To(ContainElements(
+				HaveField("ValueFrom.FieldRef.FieldPath", "metadata.name"),
+				HaveField("ValueFrom.FieldRef.FieldPath", "metadata.namespace")))
 			pod := d.Spec.Template.Spec
 			r.g.Expect(pod.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
 			r.g.Expect(pod.SecurityContext.SeccompProfile.Type).To(Equal(corev1.SeccompProfileTypeRuntimeDefault))
@@ -438,8 +442,8 @@ func TestRefusesWrongValues(t *testing.T) {
 		{"watchNamespaces={Team_A}", []string{"/watchNamespaces/0", "does not match pattern"}},
 		{"resources.limits.memory=lots", []string{"/resources/limits/memory", "does not match pattern"}},
 		{"leaderElection.retryPeriodSeconds=0", []string{"/leaderElection/retryPeriodSeconds", "minimum"}},
-		{"leaderElection.renewDeadlineSeconds=40", []string{"leaderElection.leaseDurationSeconds (60) must be more than leaderElection.retryPeriodSeconds plus 1.5 times leaderElection.renewDeadlineSeconds (62)"}},
-		{"leaderElection.retryPeriodSeconds=35", []string{"leaderElection.retryPeriodSeconds (35) must be less than leaderElection.renewDeadlineSeconds (35)"}},
+		{"leaderElection.renewDeadlineSeconds=9", []string{"leaderElection.leaseDurationSeconds (15) must be more than leaderElection.retryPeriodSeconds plus 1.5 times leaderElection.renewDeadlineSeconds (15)"}},
+		{"leaderElection.retryPeriodSeconds=8", []string{"leaderElection.retryPeriodSeconds (8) must be less than leaderElection.renewDeadlineSeconds (8)"}},
 		{"metrics.enabled=false,metrics.serviceMonitor.enabled=true", []string{"metrics.serviceMonitor.enabled needs metrics.enabled"}},
 	}
 	for _, tt := range tests {
