@@ -45,6 +45,7 @@ var _ = Describe("Conflicts", Label("chaos"), Serial, func() {
 			s := newStorm(ctx, restrictedNamespace(ctx, "chaos-conflicts"), perKind)
 			expectAllReady(ctx, s.objects())
 			errorsBefore := counted(ctx, scrape, testenv.Metrics.ReconcileErrors)
+			exits := exitCount()
 
 			By(fmt.Sprintf("editing specs and owned objects from three clients for %s, seed %d (CHAOS_SEED=%d replays it)", stormFor, seed, seed))
 			s.blow(ctx, seed, stormFor, s.editSpec, s.editWebServerObject, s.editCronJob)
@@ -68,9 +69,7 @@ var _ = Describe("Conflicts", Label("chaos"), Serial, func() {
 			Consistently(ctx, func() float64 {
 				return counted(ctx, scrape, testenv.Metrics.ReconcileErrors) - errorsBefore
 			}).WithTimeout(settle).WithPolling(5*time.Second).Should(Equal(errors), "reconcile errors after the storm")
-			for _, r := range replicas {
-				Expect(r.hasExited()).To(BeFalse(), "replica %s exited:\n%s", r.name, r.tail())
-			}
+			expectNoExitSince(exits)
 		})
 })
 

@@ -47,9 +47,6 @@ var _ = Describe("Credentials", func() {
 			{"forged." + nosyToken[strings.IndexByte(nosyToken, '.')+1:] + "x", http.StatusUnauthorized},
 		}
 		for _, r := range replicas {
-			if r.hasExited() {
-				continue
-			}
 			for _, s := range scrapes {
 				// The metrics endpoint may open a moment after the probes.
 				Eventually(ctx, func(g Gomega) {

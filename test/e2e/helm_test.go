@@ -54,14 +54,7 @@ var _ = Describe("Installed with Helm from an OCI registry", Ordered, Serial, fu
 	BeforeAll(func(ctx SpecContext) {
 		started = time.Now()
 		// The local replicas would reconcile alongside the release's.
-		for _, r := range replicas {
-			r.stop()
-		}
-		replicas = nil
-		DeferCleanup(func() {
-			addReplica()
-			addReplica()
-		})
+		stopReplicas()
 		namespace = realNamespace(ctx, "helm")
 
 		By("packaging the chart and pushing it to the local registry")

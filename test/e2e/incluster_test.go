@@ -37,34 +37,7 @@ const (
 // The operator as `make deploy` installs it: config/default, its manager
 // running from the image `make images` built, on the real node.
 var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func() {
-	BeforeAll(func(ctx SpecContext) {
-		// The local replicas would share the Lease with the pods.
-		for _, r := range replicas {
-			r.stop()
-		}
-		replicas = nil
-		DeferCleanup(func() {
-			addReplica()
-			addReplica()
-		})
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}}
-		testenv.Update(ctx, k8sClient, ns, func(ns *corev1.Namespace) {
-			for k, v := range cluster.RealNodeAnnotations() {
-				metav1.SetMetaDataAnnotation(&ns.ObjectMeta, k, v)
-			}
-		})
-
-		deploy(ctx)
-		DeferCleanup(func(ctx SpecContext) {
-			d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: managerDeployment, Namespace: operatorNamespace}}
-			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, d))).To(Succeed())
-			Eventually(ctx, func(g Gomega) {
-				pods := &corev1.PodList{}
-				g.Expect(k8sClient.List(ctx, pods, client.InNamespace(operatorNamespace))).To(Succeed())
-				g.Expect(pods.Items).To(BeEmpty())
-			}).Should(Succeed())
-		})
-	})
+	BeforeAll(deployInPlaceOfReplicas)
 
 	It("runs two replicas from its image under the restricted profile, with passing probes, one of them leading", func(ctx SpecContext) {
 		pods := managerPods(ctx, operatorNamespace)
@@ -126,6 +99,30 @@ var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func
 		Eventually(ctx, func(g Gomega) { g.Expect(managerPods(ctx, operatorNamespace)).To(HaveLen(2)) }).Should(Succeed())
 	})
 })
+
+// deployInPlaceOfReplicas stops the local replicas, which would share the
+// Lease with the pods, deploys the operator on the real node (deploy), and
+// puts things back after the specs of the container.
+func deployInPlaceOfReplicas(ctx SpecContext) {
+	stopReplicas()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}}
+	testenv.Update(ctx, k8sClient, ns, func(ns *corev1.Namespace) {
+		for k, v := range cluster.RealNodeAnnotations() {
+			metav1.SetMetaDataAnnotation(&ns.ObjectMeta, k, v)
+		}
+	})
+
+	deploy(ctx)
+	DeferCleanup(func(ctx SpecContext) {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: managerDeployment, Namespace: operatorNamespace}}
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, d))).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			pods := &corev1.PodList{}
+			g.Expect(k8sClient.List(ctx, pods, client.InNamespace(operatorNamespace))).To(Succeed())
+			g.Expect(pods.Items).To(BeEmpty())
+		}).Should(Succeed())
+	})
+}
 
 // expectHandover deletes the leading manager pod in namespace at once and
 // waits for another pod to lead, and reports how long that took.
@@ -193,8 +190,9 @@ func managerPods(ctx context.Context, namespace string) []corev1.Pod {
 	return running
 }
 
-// leaderPod is the pod holding the Lease: client-go's identity is the pod's
-// name and a random suffix.
+// leaderPod is the pod holding the Lease: the manager's identity is its
+// pod's name (POD_NAME; without it, the host's name, which is the pod's,
+// and a random suffix).
 func leaderPod(ctx context.Context, g Gomega, namespace string) string {
 	name, _, _ := strings.Cut(leaseHolder(ctx, g, namespace), "_")
 	return name

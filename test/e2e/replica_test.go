@@ -4,15 +4,20 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/utils/ptr"
@@ -26,16 +31,24 @@ const (
 )
 
 // replica is one operator process, run by hack/operator.sh with its
-// ServiceAccount's token, as `make demo` runs it.
+// ServiceAccount's token, as `make demo` runs it, under the cluster's
+// supervise.sh: when the manager exits (a lost lease, a kill), it is
+// started again with the kubelet's restart back-off, as a pod's container
+// would be. Its log holds every run's, each ended by the supervisor's line.
 type replica struct {
 	name      string
 	cmd       *exec.Cmd
 	logPath   string
 	probePort int
-	exited    chan struct{}
-	// exitedAt is when the process ended, once exited is closed.
-	exitedAt time.Time
+	// stopped is closed once the supervisor has ended.
+	stopped chan struct{}
+	// lost is when lose killed the replica, or zero.
+	lost time.Time
 }
+
+// supervisorLine ends a run in a replica's log: supervise.sh's, with the
+// time of the exit in seconds since the epoch.
+var supervisorLine = regexp.MustCompile(`(?m)^supervise: .* exited with \d+ at (\d+\.\d+) after .*$`)
 
 // startReplica starts an operator process whose probes and metrics listen on
 // loopback ports derived from port, with env added to its environment.
@@ -45,30 +58,41 @@ func startReplica(name string, port int, env ...string) *replica {
 	dir, err := filepath.Abs(filepath.Join(root, "bin", "e2e", name))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
-	r := &replica{name: name, logPath: filepath.Join(dir, "operator.log"), probePort: port, exited: make(chan struct{})}
+	r := &replica{name: name, logPath: filepath.Join(dir, "operator.log"), probePort: port, stopped: make(chan struct{})}
 	logFile, err := os.Create(r.logPath)
 	Expect(err).NotTo(HaveOccurred())
 
-	// hack/operator.sh execs the manager, so this process is the manager.
-	r.cmd = exec.Command(filepath.Join(root, "hack", "operator.sh"), "run", dir,
+	// hack/operator.sh execs the manager, so the supervisor's child is
+	// the manager.
+	r.cmd = exec.Command("bash", filepath.Join(root, "test", "cluster", "supervise.sh"), filepath.Join(dir, "restarts"),
+		filepath.Join(root, "hack", "operator.sh"), "run", dir,
 		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", port),
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port+1),
+		// For expectOneLeaderAtATime.
+		"--zap-time-encoding=rfc3339nano",
 	)
 	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
-	r.cmd.Env = append(os.Environ(), env...)
+	// Its name is its identity on the Lease, as a pod's name is.
+	r.cmd.Env = append(append(os.Environ(), "POD_NAME="+name), env...)
 	Expect(r.cmd.Start()).To(Succeed())
 	go func() {
 		_ = r.cmd.Wait()
-		r.exitedAt = time.Now()
 		_ = logFile.Close()
-		close(r.exited)
+		close(r.stopped)
 	}()
+	r.expectReady()
+	return r
+}
 
+// expectReady waits until the replica's current run answers its readiness
+// probe.
+func (r *replica) expectReady() {
+	GinkgoHelper()
 	Eventually(func() error {
-		if r.hasExited() {
-			return StopTrying(fmt.Sprintf("operator %s exited:\n%s", name, r.tail()))
+		if r.isStopped() {
+			return StopTrying(fmt.Sprintf("operator %s stopped:\n%s", r.name, r.tail()))
 		}
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", port))
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", r.probePort))
 		if err != nil {
 			return err
 		}
@@ -77,40 +101,184 @@ func startReplica(name string, port int, env ...string) *replica {
 			return fmt.Errorf("readyz: %s", resp.Status)
 		}
 		return nil
-	}).WithTimeout(60 * time.Second).Should(Succeed())
-	return r
+	}).WithTimeout(60*time.Second).Should(Succeed(), "operator %s:\n%s", r.name, r.tail())
 }
 
-// isLeader tells whether this replica has taken the lead: the manager says
-// so in its log, and the Lease cannot tell replicas on one host apart.
+// exits are the times the replica's manager exited, one for each run
+// that ended, as its supervisor logged them.
+func (r *replica) exits() []time.Time {
+	var exits []time.Time
+	for _, m := range supervisorLine.FindAllStringSubmatch(r.log(), -1) {
+		seconds, err := strconv.ParseFloat(m[1], 64)
+		Expect(err).NotTo(HaveOccurred())
+		exits = append(exits, time.Unix(0, int64(seconds*float64(time.Second))))
+	}
+	return exits
+}
+
+// runLog is what the replica's current run has logged.
+func (r *replica) runLog() string {
+	log := r.log()
+	if ends := supervisorLine.FindAllStringIndex(log, -1); ends != nil {
+		return log[ends[len(ends)-1][1]:]
+	}
+	return log
+}
+
+// runs are the replica's runs, the current one last.
+func (r *replica) runs() []run {
+	log := r.log()
+	var runs []run
+	from := 0
+	for _, end := range supervisorLine.FindAllStringSubmatchIndex(log, -1) {
+		seconds, err := strconv.ParseFloat(log[end[2]:end[3]], 64)
+		Expect(err).NotTo(HaveOccurred())
+		runs = append(runs, run{acquired: acquiredAt(log[from:end[0]]), ended: time.Unix(0, int64(seconds*float64(time.Second)))})
+		from = end[1]
+	}
+	return append(runs, run{acquired: acquiredAt(log[from:]), ended: r.lost})
+}
+
+// run is one run of a replica's manager: when it took the lead (zero if
+// it never did) and when it exited (zero if it has not, or was stopped on
+// purpose).
+type run struct {
+	acquired, ended time.Time
+}
+
+// acquiredAt is when the manager whose log is log took the lead, or zero
+// if it did not. The Lease cannot tell replicas on one host apart.
+func acquiredAt(log string) time.Time {
+	if times := logged(log, "Successfully acquired lease"); times != nil {
+		return times[0]
+	}
+	return time.Time{}
+}
+
+// logged are the times at which log has msg logged (to the nanosecond:
+// startReplica asks for it).
+func logged(log, msg string) []time.Time {
+	var times []time.Time
+	quoted, err := json.Marshal(msg)
+	Expect(err).NotTo(HaveOccurred())
+	for _, line := range strings.Split(log, "\n") {
+		if !strings.Contains(line, `"msg":`+string(quoted)) {
+			continue
+		}
+		var entry struct {
+			TS time.Time `json:"ts"`
+		}
+		Expect(json.Unmarshal([]byte(line), &entry)).To(Succeed(), "the log line %q", line)
+		times = append(times, entry.TS)
+	}
+	return times
+}
+
+// lastLogged is the last time any running replica logged msg since since,
+// or zero if none did.
+func lastLogged(msg string, since time.Time) time.Time {
+	var last time.Time
+	for _, r := range replicas {
+		for _, t := range logged(r.log(), msg) {
+			if t.After(since) && t.After(last) {
+				last = t
+			}
+		}
+	}
+	return last
+}
+
+// isLeader tells whether the replica's current run has taken the lead.
 func (r *replica) isLeader() bool {
-	return strings.Contains(r.log(), "Successfully acquired lease")
+	return !acquiredAt(r.runLog()).IsZero()
 }
 
-// kill ends the process at once, as a node failure or an OOM kill would:
-// it has no chance to release the Lease.
-func (r *replica) kill() {
-	Expect(r.cmd.Process.Signal(syscall.SIGKILL)).To(Succeed())
-	Eventually(r.exited).WithTimeout(10 * time.Second).Should(BeClosed())
+// managerPID is the pid of the replica's manager, 0 while it is not
+// running (between two runs).
+func (r *replica) managerPID() int {
+	supervisor := r.cmd.Process.Pid
+	children, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", supervisor, supervisor))
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(children))
+	if len(fields) == 0 {
+		return 0
+	}
+	pid, err := strconv.Atoi(fields[0])
+	Expect(err).NotTo(HaveOccurred())
+	return pid
 }
 
-// hasExited tells whether the process has ended.
-func (r *replica) hasExited() bool {
+// kill ends the manager at once, as a node failure or an OOM kill would:
+// it has no chance to release the Lease. Its supervisor starts it again at
+// once, as the kubelet restarts a container the first time. kill returns
+// when the manager exited.
+func (r *replica) kill() time.Time {
+	GinkgoHelper()
+	runs := len(r.exits())
+	pid := r.managerPID()
+	Expect(pid).NotTo(BeZero(), "replica %s runs no manager", r.name)
+	Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
+	Eventually(func() int { return len(r.exits()) }).WithTimeout(10 * time.Second).Should(BeNumerically(">", runs))
+	return r.exits()[runs]
+}
+
+// expectNoExitSince checks that no replica's manager exited since exits
+// (exitCount) were counted.
+func expectNoExitSince(exits int) {
+	GinkgoHelper()
+	if n := exitCount(); n != exits {
+		var tails []string
+		for _, r := range replicas {
+			tails = append(tails, r.name+":\n"+r.tail())
+		}
+		Fail(fmt.Sprintf("%d replica runs exited:\n%s", n-exits, strings.Join(tails, "\n")))
+	}
+}
+
+// exitCount is how many times the running replicas' managers exited.
+func exitCount() int {
+	n := 0
+	for _, r := range replicas {
+		n += len(r.exits())
+	}
+	return n
+}
+
+// isStopped tells whether the replica was stopped.
+func (r *replica) isStopped() bool {
 	select {
-	case <-r.exited:
+	case <-r.stopped:
 		return true
 	default:
 		return false
 	}
 }
 
-// stop asks the process to stop, as Kubernetes asks a pod.
+// lose ends the replica as a lost node would end its pod: the manager
+// killed, with no chance to release the Lease, and nothing to start it
+// again. It returns when the manager was killed.
+func (r *replica) lose() time.Time {
+	GinkgoHelper()
+	pid := r.managerPID()
+	Expect(pid).NotTo(BeZero(), "replica %s runs no manager", r.name)
+	// The supervisor first, so that it does not start the manager again.
+	Expect(r.cmd.Process.Signal(syscall.SIGKILL)).To(Succeed())
+	Eventually(r.stopped).WithTimeout(10 * time.Second).Should(BeClosed())
+	Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
+	r.lost = time.Now()
+	return r.lost
+}
+
+// stop asks the manager to stop, as Kubernetes asks a pod, and ends the
+// supervision.
 func (r *replica) stop() {
-	if r.hasExited() {
+	if r.isStopped() {
 		return
 	}
 	Expect(r.cmd.Process.Signal(syscall.SIGTERM)).To(Succeed())
-	Eventually(r.exited).WithTimeout(40 * time.Second).Should(BeClosed())
+	Eventually(r.stopped).WithTimeout(40 * time.Second).Should(BeClosed())
 }
 
 // log is what the replica has logged so far.
@@ -123,6 +291,40 @@ func (r *replica) log() string {
 func (r *replica) tail() string {
 	lines := strings.Split(strings.TrimSpace(r.log()), "\n")
 	return strings.Join(lines[max(0, len(lines)-40):], "\n")
+}
+
+// expectOneLeaderAtATime checks that no two runs of the operator, of all
+// the replicas this suite started, led at once: each run that took the
+// lead exited before the next one took it. A leader that cannot renew
+// stops leading when it exits, and its restart is a new run, which takes
+// the Lease again as the same identity. The last run of a replica stopped
+// on purpose is left out: it released the Lease before it exited.
+func expectOneLeaderAtATime() {
+	GinkgoHelper()
+	type term struct {
+		run
+		name string
+	}
+	var terms []term
+	for _, r := range started {
+		runs := r.runs()
+		if r.isStopped() && r.lost.IsZero() {
+			runs = runs[:len(runs)-1]
+		}
+		for i, run := range runs {
+			if !run.acquired.IsZero() {
+				terms = append(terms, term{run, fmt.Sprintf("%s run %d", r.name, i)})
+			}
+		}
+	}
+	slices.SortFunc(terms, func(a, b term) int { return a.acquired.Compare(b.acquired) })
+	for i := 1; i < len(terms); i++ {
+		prev, next := terms[i-1], terms[i]
+		Expect(prev.ended.IsZero()).To(BeFalse(), "%s still leads while %s took the lead at %s",
+			prev.name, next.name, next.acquired.Format(time.StampMicro))
+		Expect(prev.ended).To(BeTemporally("<", next.acquired), "%s led until %s, after %s took the lead at %s",
+			prev.name, prev.ended.Format(time.StampMicro), next.name, next.acquired.Format(time.StampMicro))
+	}
 }
 
 // leaseHolder is the identity holding the leader election Lease, "" when

@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -97,6 +98,12 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Name: managerDeployment, Namespace: operatorNamespace,
 	}}))).To(Succeed())
 
+	// The first replica creates the Lease, as on a cluster the operator
+	// was never installed on: the audit log then shows the grant used.
+	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{
+		Name: leaseName, Namespace: operatorNamespace,
+	}}))).To(Succeed())
+
 	// Two replicas, as the manager's Deployment runs: one leads.
 	addReplica()
 	addReplica()
@@ -139,13 +146,26 @@ func addReplica(env ...string) *replica {
 	return r
 }
 
+// stopReplicas stops the local replicas, and starts two again once the
+// specs of the container that called it end.
+func stopReplicas() {
+	for _, r := range replicas {
+		r.stop()
+	}
+	replicas = nil
+	DeferCleanup(func() {
+		addReplica()
+		addReplica()
+	})
+}
+
 // leader is the replica holding the lead.
 func leader(ctx context.Context) *replica {
 	var found *replica
 	Eventually(ctx, func(g Gomega) {
 		found = nil
 		for _, r := range replicas {
-			if r.isLeader() && !r.hasExited() {
+			if r.isLeader() {
 				found = r
 			}
 		}
