@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -542,7 +543,7 @@ var _ = Describe("DemoVolume controller", func() {
 		Expect(request(pvc)).To(Equal("1Gi"))
 	})
 
-	It("adopts a retained claim again when a DemoVolume of the same name is created", func(ctx SpecContext) {
+	It("adopts a retained claim again when a DemoVolume of the same name is created, which takes delete on claims", Serial, func(ctx SpecContext) {
 		first := create(ctx, "data")
 		before := claimOf(ctx, "data")
 		bind(ctx, "data", "1Gi")
@@ -553,8 +554,18 @@ var _ = Describe("DemoVolume controller", func() {
 			g.Expect(claimOf(ctx, "data").Labels).To(HaveKeyWithValue(retainedLabel, "true"))
 		}).Should(Succeed())
 
+		By("refused without delete on claims: OwnerReferencesPermissionEnforcement asks for it to set an owner reference on one")
+		restore := env.WithoutGrant(ctx, "", "persistentvolumeclaims", "delete")
 		second := create(ctx, "data")
 		Expect(second.UID).NotTo(Equal(first.UID))
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(meta.FindStatusCondition(demoVolume(ctx, g, "data").Status.Conditions, seedv1alpha1.ConditionReady)).To(And(
+				HaveField("Status", metav1.ConditionFalse),
+				HaveField("Reason", seedv1alpha1.ReasonReconcileFailed),
+				HaveField("Message", ContainSubstring("cannot set an ownerRef on a resource you can't delete")),
+			))
+		}).Should(Succeed())
+		restore(ctx)
 		Eventually(ctx, func(g Gomega) {
 			pvc := claimOf(ctx, "data")
 			g.Expect(pvc.UID).To(Equal(before.UID), "the same claim, with the data on its volume")

@@ -31,7 +31,7 @@ type EchoReconciler struct {
 // delete on what it owns: OwnerReferencesPermissionEnforcement (OpenShift) lets
 // only who may delete an object change its owner references, as putting back
 // a removed one does.
-// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile applies the Echo's Job until it has finished, then keeps the

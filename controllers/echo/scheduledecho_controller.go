@@ -26,7 +26,7 @@ type ScheduledEchoReconciler struct {
 // delete on what it owns: OwnerReferencesPermissionEnforcement (OpenShift) lets
 // only who may delete an object change its owner references, as putting back
 // a removed one does.
-// +kubebuilder:rbac:groups=batch,resources=cronjobs,verbs=list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=batch,resources=cronjobs,verbs=list;watch;create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile applies the desired CronJob, then writes the status observed

@@ -33,8 +33,8 @@ type Reconciler struct {
 // delete on what it owns: OwnerReferencesPermissionEnforcement (OpenShift) lets
 // only who may delete an object change its owner references, as putting back
 // a removed one does.
-// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;patch;delete
-// +kubebuilder:rbac:groups=core,resources=services,verbs=list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;patch
+// +kubebuilder:rbac:groups=core,resources=services,verbs=list;watch;create;patch
 // +kubebuilder:rbac:groups=core,resources=pods,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes/scheme"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
 )
 
 // LeaderElectionID names the Lease on which the operator's replicas elect
@@ -58,6 +61,11 @@ func LeaderElectionLock(config *rest.Config, namespace, identity string, renewDe
 	if err != nil {
 		return nil, fmt.Errorf("creating the leader election's client: %w", err)
 	}
+	// As controller-runtime's lock does, it announces a new leader with a
+	// core/v1 Event on the Lease.
+	events := record.NewBroadcaster()
+	events.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: core.Events(namespace)})
+	recorder := events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: identity})
 	return resourcelock.New(resourcelock.LeasesResourceLock, namespace, LeaderElectionID, core, coordination,
-		resourcelock.ResourceLockConfig{Identity: identity})
+		resourcelock.ResourceLockConfig{Identity: identity, EventRecorder: recorder})
 }

@@ -4,7 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -128,4 +133,56 @@ func (e *Env) InstallMetricsRoles(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// WithoutGrant takes verb on group's resource out of the operator's
+// ClusterRole, and returns once the API server refuses the operator that
+// verb, with a function that puts it back, which the end of the spec calls
+// too.
+func (e *Env) WithoutGrant(ctx context.Context, group, resource, verb string) (restore func(context.Context)) {
+	GinkgoHelper()
+	role := &rbacv1.ClusterRole{}
+	Expect(readRBAC("role.yaml", role)).To(Succeed())
+	Expect(e.Client.Get(ctx, client.ObjectKeyFromObject(role), role)).To(Succeed())
+	granted := role.DeepCopy()
+	removed := false
+	var rules []rbacv1.PolicyRule
+	for _, rule := range role.Rules {
+		if !slices.Contains(rule.APIGroups, group) || !slices.Contains(rule.Resources, resource) || !slices.Contains(rule.Verbs, verb) {
+			rules = append(rules, rule)
+			continue
+		}
+		removed = true
+		// The rule without the verb, and the verb on its other resources.
+		rest := rule.DeepCopy()
+		rest.Verbs = slices.DeleteFunc(slices.Clone(rule.Verbs), func(v string) bool { return v == verb })
+		if len(rest.Verbs) > 0 {
+			rules = append(rules, *rest)
+		}
+		if others := slices.DeleteFunc(slices.Clone(rule.Resources), func(r string) bool { return r == resource }); len(others) > 0 {
+			rules = append(rules, rbacv1.PolicyRule{APIGroups: rule.APIGroups, Resources: others, Verbs: []string{verb}})
+		}
+	}
+	Expect(removed).To(BeTrue(), "the operator's ClusterRole does not grant %s on %s in %q", verb, resource, group)
+	role.Rules = rules
+	Expect(e.Client.Update(ctx, role)).To(Succeed())
+	restore = func(ctx context.Context) {
+		current := &rbacv1.ClusterRole{}
+		Expect(e.Client.Get(ctx, client.ObjectKeyFromObject(granted), current)).To(Succeed())
+		current.Rules = granted.Rules
+		Expect(e.Client.Update(ctx, current)).To(Succeed())
+	}
+	DeferCleanup(restore)
+	res, sub, _ := strings.Cut(resource, "/")
+	Eventually(ctx, func(g Gomega) {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: OperatorUser,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Group: group, Resource: res, Subresource: sub, Verb: verb, Namespace: "default",
+			},
+		}}
+		g.Expect(e.Client.Create(ctx, review)).To(Succeed())
+		g.Expect(review.Status.Allowed).To(BeFalse())
+	}).Should(Succeed())
+	return restore
 }

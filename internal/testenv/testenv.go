@@ -88,12 +88,17 @@ func Start(owned ...cached.Owned) (*Env, error) {
 }
 
 // crdEnvironment is an API server from KUBEBUILDER_ASSETS, with the
-// project's CRDs.
+// project's CRDs and the admission plugins the operator's RBAC answers to.
 func crdEnvironment() *envtest.Environment {
-	return &envtest.Environment{
+	env := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join(ProjectRoot(), "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
+	// As OpenShift and the local cluster run it: changing an object's
+	// owner references takes delete on it, and blocking its owner's
+	// deletion takes update on the owner's finalizers.
+	env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
+	return env
 }
 
 // Run starts the manager in the background.

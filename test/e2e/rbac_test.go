@@ -41,23 +41,23 @@ func (g grant) String() string {
 }
 
 // implied says why the operator needs a grant that no request of its own in
-// the audit log shows (the request is logged under another verb, or the
-// path is rare), or "" when nothing does.
+// the audit log shows (the API server checks it beside a request the log
+// records under another verb, or the path is rare), or "" when nothing
+// does. The first three are shown needed by envtest specs that take each
+// away: the WebServer suite's grants specs, and the DemoVolume suite's
+// adoption of a retained claim.
 func implied(g grant, used map[grant]bool) string {
-	owned := !strings.Contains(g.resource, "/") && g.group != seedv1alpha1.GroupVersion.Group
 	switch {
 	case g.verb == "create" && used[grant{g.group, g.resource, "patch"}]:
 		return "a server-side apply creates a missing object, which the API server authorizes as create"
-	case g.verb == "list" && used[grant{g.group, g.resource, "watch"}]:
-		return "an informer lists with a watch where the API server streams lists, with a list where it does not"
-	case g.verb == "delete" && owned && used[grant{g.group, g.resource, "patch"}]:
-		return "OwnerReferencesPermissionEnforcement asks for delete when an apply puts back an owner reference"
+	case g == grant{"", "persistentvolumeclaims", "delete"}:
+		return "OwnerReferencesPermissionEnforcement asks for delete when a DemoVolume adopts its retained claim, setting an owner reference on it"
 	case g.verb == "update" && g.group == seedv1alpha1.GroupVersion.Group && strings.HasSuffix(g.resource, "/finalizers"):
 		return "OwnerReferencesPermissionEnforcement asks for update on the owner's finalizers when an owned object blocks its deletion"
+	case g.verb == "list" && used[grant{g.group, g.resource, "watch"}]:
+		return "an informer lists with a watch where the API server streams lists, with a list where it does not"
 	case g == grant{seedv1alpha1.GroupVersion.Group, "demovolumes", "get"}, g == grant{"batch", "jobs", "get"}:
 		return "kube.SetFinalizer reads a DemoVolume or a Job again after a conflict"
-	case g == grant{"coordination.k8s.io", "leases", "create"}:
-		return "the first replica to run on a cluster creates the leader election Lease, which stays"
 	}
 	return ""
 }
