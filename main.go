@@ -3,7 +3,6 @@ package main
 
 import (
 	"crypto/tls"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -194,14 +193,15 @@ func run(o options) error {
 // leaderElectionLock is the Lease held under the replica's own identity
 // when it has one (kube.LeaderElectionLock), and nil otherwise, for the
 // manager to hold it under a new identity at each start.
-func leaderElectionLock(config *rest.Config, o options) (resourcelock.Interface, error) {
+func leaderElectionLock(restConfig *rest.Config, o options) (resourcelock.Interface, error) {
 	if !o.leaderElect || o.leaderElectionIdentity == "" {
 		return nil, nil
 	}
 	if o.leaderElectionNS == "" {
-		return nil, errors.New("leader election as " + o.leaderElectionIdentity + " needs the Lease's namespace: set POD_NAMESPACE or --leader-election-namespace")
+		return nil, fmt.Errorf("leader election as %s needs the Lease's namespace: set POD_NAMESPACE or --leader-election-namespace",
+			o.leaderElectionIdentity)
 	}
-	return kube.LeaderElectionLock(config, o.leaderElectionNS, o.leaderElectionIdentity, o.renewDeadline)
+	return kube.LeaderElectionLock(restConfig, o.leaderElectionNS, o.leaderElectionIdentity, o.renewDeadline)
 }
 
 // metricsOptions serves metrics over HTTPS to authenticated and authorized

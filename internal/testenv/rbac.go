@@ -154,10 +154,10 @@ func (e *Env) WithoutGrant(ctx context.Context, group, resource, verb string) (r
 		}
 		removed = true
 		// The rule without the verb, and the verb on its other resources.
-		rest := rule.DeepCopy()
-		rest.Verbs = slices.DeleteFunc(slices.Clone(rule.Verbs), func(v string) bool { return v == verb })
-		if len(rest.Verbs) > 0 {
-			rules = append(rules, *rest)
+		kept := rule.DeepCopy()
+		kept.Verbs = slices.DeleteFunc(slices.Clone(rule.Verbs), func(v string) bool { return v == verb })
+		if len(kept.Verbs) > 0 {
+			rules = append(rules, *kept)
 		}
 		if others := slices.DeleteFunc(slices.Clone(rule.Resources), func(r string) bool { return r == resource }); len(others) > 0 {
 			rules = append(rules, rbacv1.PolicyRule{APIGroups: rule.APIGroups, Resources: others, Verbs: []string{verb}})

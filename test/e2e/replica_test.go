@@ -107,11 +107,10 @@ func (r *replica) expectReady() {
 // exits are the times the replica's manager exited, one for each run
 // that ended, as its supervisor logged them.
 func (r *replica) exits() []time.Time {
-	var exits []time.Time
-	for _, m := range supervisorLine.FindAllStringSubmatch(r.log(), -1) {
-		seconds, err := strconv.ParseFloat(m[1], 64)
-		Expect(err).NotTo(HaveOccurred())
-		exits = append(exits, time.Unix(0, int64(seconds*float64(time.Second))))
+	runs := r.runs()
+	exits := make([]time.Time, 0, len(runs)-1)
+	for _, run := range runs[:len(runs)-1] {
+		exits = append(exits, run.ended)
 	}
 	return exits
 }
@@ -229,7 +228,7 @@ func (r *replica) kill() time.Time {
 func expectNoExitSince(exits int) {
 	GinkgoHelper()
 	if n := exitCount(); n != exits {
-		var tails []string
+		tails := make([]string, 0, len(replicas))
 		for _, r := range replicas {
 			tails = append(tails, r.name+":\n"+r.tail())
 		}
