@@ -115,15 +115,6 @@ func (r *replica) exits() []time.Time {
 	return exits
 }
 
-// runLog is what the replica's current run has logged.
-func (r *replica) runLog() string {
-	log := r.log()
-	if ends := supervisorLine.FindAllStringIndex(log, -1); ends != nil {
-		return log[ends[len(ends)-1][1]:]
-	}
-	return log
-}
-
 // runs are the replica's runs, the current one last.
 func (r *replica) runs() []run {
 	log := r.log()
@@ -189,7 +180,8 @@ func lastLogged(msg string, since time.Time) time.Time {
 
 // isLeader tells whether the replica's current run has taken the lead.
 func (r *replica) isLeader() bool {
-	return !acquiredAt(r.runLog()).IsZero()
+	runs := r.runs()
+	return !runs[len(runs)-1].acquired.IsZero()
 }
 
 // managerPID is the pid of the replica's manager, 0 while it is not
