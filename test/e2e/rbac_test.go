@@ -3,12 +3,8 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -62,48 +58,12 @@ func implied(g grant, used map[grant]bool) string {
 	return ""
 }
 
-// auditLog is where the API server's audit log of this run starts: the file
-// and the offset it had when the suite began.
-type auditLog struct {
-	path   string
-	offset int64
-}
-
-// startAuditLog marks the audit log's end, before the suite runs.
-func startAuditLog() auditLog {
-	path := os.Getenv("AUDIT_LOG")
-	Expect(path).NotTo(BeEmpty(), "AUDIT_LOG must name the API server's audit log: run `make test-e2e`")
-	info, err := os.Stat(path)
-	Expect(err).NotTo(HaveOccurred(), "the local cluster writes an audit log: restart it with `make cluster-down cluster-up`")
-	return auditLog{path: path, offset: info.Size()}
-}
-
 // used reads the grants the API server authorized for user since the
 // suite began.
 func (a auditLog) used(user string) map[grant]bool {
-	f, err := os.Open(a.path)
-	Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = f.Close() }()
-	_, err = f.Seek(a.offset, io.SeekStart)
-	Expect(err).NotTo(HaveOccurred())
-
 	used := map[grant]bool{}
-	lines := bufio.NewScanner(f)
-	lines.Buffer(make([]byte, 0, 1<<16), 1<<22)
-	for lines.Scan() {
-		var event struct {
-			Verb      string `json:"verb"`
-			User      struct{ Username string }
-			ObjectRef *struct {
-				APIGroup    string `json:"apiGroup"`
-				Resource    string `json:"resource"`
-				Subresource string `json:"subresource"`
-			} `json:"objectRef"`
-			Annotations map[string]string `json:"annotations"`
-		}
-		Expect(json.Unmarshal(lines.Bytes(), &event)).To(Succeed(), "audit event %s", lines.Text())
-		if event.User.Username != user || event.ObjectRef == nil ||
-			event.Annotations["authorization.k8s.io/decision"] != "allow" {
+	for _, event := range a.events(user) {
+		if event.Annotations["authorization.k8s.io/decision"] != "allow" {
 			continue
 		}
 		resource := event.ObjectRef.Resource
@@ -112,7 +72,6 @@ func (a auditLog) used(user string) map[grant]bool {
 		}
 		used[grant{event.ObjectRef.APIGroup, resource, event.Verb}] = true
 	}
-	Expect(lines.Err()).NotTo(HaveOccurred())
 	return used
 }
 
