@@ -39,9 +39,9 @@ func (g grant) String() string {
 // implied says why the operator needs a grant that no request of its own in
 // the audit log shows (the API server checks it beside a request the log
 // records under another verb, or the path is rare), or "" when nothing
-// does. The first three are shown needed by envtest specs that take each
+// does. All but the list are shown needed by envtest specs that take each
 // away: the WebServer suite's grants specs, and the DemoVolume suite's
-// adoption of a retained claim.
+// adoption of a retained claim and its grants specs.
 func implied(g grant, used map[grant]bool) string {
 	switch {
 	case g.verb == "create" && used[grant{g.group, g.resource, "patch"}]:
@@ -50,10 +50,10 @@ func implied(g grant, used map[grant]bool) string {
 		return "OwnerReferencesPermissionEnforcement asks for delete when a DemoVolume adopts its retained claim, setting an owner reference on it"
 	case g.verb == "update" && g.group == seedv1alpha1.GroupVersion.Group && strings.HasSuffix(g.resource, "/finalizers"):
 		return "OwnerReferencesPermissionEnforcement asks for update on the owner's finalizers when an owned object blocks its deletion"
-	case g.verb == "list" && used[grant{g.group, g.resource, "watch"}]:
-		return "an informer lists with a watch where the API server streams lists, with a list where it does not"
 	case g == grant{seedv1alpha1.GroupVersion.Group, "demovolumes", "get"}, g == grant{"batch", "jobs", "get"}:
 		return "kube.SetFinalizer reads a DemoVolume or a Job again after a conflict"
+	case g.verb == "list" && used[grant{g.group, g.resource, "watch"}]:
+		return "an informer lists with a watch where the API server streams lists, with a list where it does not"
 	}
 	return ""
 }
