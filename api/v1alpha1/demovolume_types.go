@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -158,3 +159,8 @@ func (d *DemoVolume) GetConditions() []metav1.Condition { return d.Status.Condit
 
 // SetConditions replaces the status conditions.
 func (d *DemoVolume) SetConditions(conditions []metav1.Condition) { d.Status.Conditions = conditions }
+
+// SizeQuantity is spec.size, in GiB, as a quantity, such as 10Gi.
+func (d *DemoVolume) SizeQuantity() resource.Quantity {
+	return *resource.NewQuantity(int64(d.Spec.Size)<<30, resource.BinarySI)
+}

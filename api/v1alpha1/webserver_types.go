@@ -95,6 +95,12 @@ type WebServerStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
 	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
 
+	// updatedReplicas is the number of pods that run the current pod
+	// template: fewer than replicas while a rollout is under way.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Updated Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
+	UpdatedReplicas int32 `json:"updatedReplicas,omitempty"`
+
 	// selector is the label selector of the pods, in string form, for the
 	// scale subresource (and so for HorizontalPodAutoscalers).
 	// +optional
@@ -160,3 +166,12 @@ func (w *WebServer) GetConditions() []metav1.Condition { return w.Status.Conditi
 
 // SetConditions replaces the status conditions.
 func (w *WebServer) SetConditions(conditions []metav1.Condition) { w.Status.Conditions = conditions }
+
+// DesiredReplicas is spec.replicas, or its default where a client made the
+// WebServer without the API server's defaulting.
+func (w *WebServer) DesiredReplicas() int32 {
+	if w.Spec.Replicas == nil {
+		return 1
+	}
+	return *w.Spec.Replicas
+}

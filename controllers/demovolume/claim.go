@@ -64,16 +64,11 @@ func claim(dv *seedv1alpha1.DemoVolume) *corev1ac.PersistentVolumeClaimApplyConf
 	spec := corev1ac.PersistentVolumeClaimSpec().
 		WithAccessModes(dv.Spec.AccessModes...).
 		WithResources(corev1ac.VolumeResourceRequirements().
-			WithRequests(map[corev1.ResourceName]resource.Quantity{corev1.ResourceStorage: size(dv)}))
+			WithRequests(map[corev1.ResourceName]resource.Quantity{corev1.ResourceStorage: dv.SizeQuantity()}))
 	if dv.Spec.StorageClassName != nil {
 		spec.WithStorageClassName(*dv.Spec.StorageClassName)
 	}
 	return corev1ac.PersistentVolumeClaim(dv.Name, dv.Namespace).
 		WithLabels(kube.Labels(kind, dv.Name)).
 		WithSpec(spec)
-}
-
-// size is spec.size as a quantity, such as 10Gi.
-func size(dv *seedv1alpha1.DemoVolume) resource.Quantity {
-	return *resource.NewQuantity(int64(dv.Spec.Size)<<30, resource.BinarySI)
 }

@@ -50,7 +50,7 @@ func computeStatus(dv *seedv1alpha1.DemoVolume, pvc *corev1.PersistentVolumeClai
 			"Waiting for a volume to be provisioned or bound; with a WaitForFirstConsumer storage class, that happens when a pod uses the claim")
 	}
 
-	want := size(dv)
+	want := dv.SizeQuantity()
 	resizing := bound && hasCapacity && capacity.Cmp(want) < 0
 	if resizing {
 		kube.SetCondition(dv, seedv1alpha1.DemoVolumeResizing, metav1.ConditionTrue, resizeReason(pvc),

@@ -33,7 +33,7 @@ func desiredDeployment(ws *seedv1alpha1.WebServer) *appsv1ac.DeploymentApplyConf
 		WithLabels(labels).
 		WithOwnerReferences(kube.ControllerReference(ws, gvk)).
 		WithSpec(appsv1ac.DeploymentSpec().
-			WithReplicas(replicas(ws)).
+			WithReplicas(ws.DesiredReplicas()).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(kube.SelectorLabels(kind, ws.Name))).
 			// New pods become ready before old ones go, so an image upgrade
 			// never lowers the serving capacity.
@@ -80,12 +80,4 @@ func podSpec(ws *seedv1alpha1.WebServer) *corev1ac.PodSpecApplyConfiguration {
 		WithVolumes(corev1ac.Volume().
 			WithName(tmpVolume).
 			WithEmptyDir(corev1ac.EmptyDirVolumeSource()))
-}
-
-// replicas reads spec.replicas, which the API server defaults to 1.
-func replicas(ws *seedv1alpha1.WebServer) int32 {
-	if ws.Spec.Replicas == nil {
-		return 1
-	}
-	return *ws.Spec.Replicas
 }

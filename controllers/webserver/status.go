@@ -32,6 +32,7 @@ func computeStatus(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, po
 	ws.Status.Selector = labels.SelectorFromSet(kube.SelectorLabels(kind, ws.Name)).String()
 	ws.Status.Replicas = deployment.Status.Replicas
 	ws.Status.ReadyReplicas = deployment.Status.ReadyReplicas
+	ws.Status.UpdatedReplicas = deployment.Status.UpdatedReplicas
 
 	setFromDeployment(ws, seedv1alpha1.WebServerAvailable, deployment, appsv1.DeploymentAvailable)
 	setFromDeployment(ws, seedv1alpha1.WebServerProgressing, deployment, appsv1.DeploymentProgressing)
@@ -55,7 +56,7 @@ func setFromDeployment(ws *seedv1alpha1.WebServer, conditionType string, deploym
 // template and is ready, and no old pod is left, nor still counted ready.
 // While it is not, a pod that cannot run says why.
 func setReady(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, problem string, applyErr error) {
-	want := replicas(ws)
+	want := ws.DesiredReplicas()
 	got := deployment.Status
 	switch {
 	case applyErr != nil:

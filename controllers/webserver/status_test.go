@@ -173,6 +173,7 @@ func TestComputeStatus(t *testing.T) {
 			g.Expect(st.Selector).To(Equal("app.kubernetes.io/instance=web,app.kubernetes.io/name=webserver"))
 			g.Expect(st.Replicas).To(Equal(tt.wantReplicasNow))
 			g.Expect(st.ReadyReplicas).To(Equal(tt.wantReadyCount))
+			g.Expect(st.UpdatedReplicas).To(Equal(tt.deployment.Status.UpdatedReplicas))
 			g.Expect(st.Conditions).To(HaveLen(3))
 			for _, c := range st.Conditions {
 				g.Expect(c.ObservedGeneration).To(BeEquivalentTo(7), c.Type)
