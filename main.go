@@ -31,6 +31,7 @@ import (
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/metricsauth"
 	"github.com/seed-operators/seed-operator/internal/reconnect"
+	"github.com/seed-operators/seed-operator/internal/statemetrics"
 	"github.com/seed-operators/seed-operator/internal/watch"
 )
 
@@ -174,6 +175,9 @@ func run(o options) error {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s controller: %w", name, err)
 		}
+	}
+	if err := statemetrics.Register(mgr); err != nil {
+		return err
 	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

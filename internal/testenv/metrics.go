@@ -52,6 +52,17 @@ func (m Metrics) Sum(name string, labels map[string]string) float64 {
 	return total
 }
 
+// Values are the values of the named counter's or gauge's series whose
+// labels have the given values.
+func (m Metrics) Values(name string, labels map[string]string) []float64 {
+	matching := m.series(name, labels)
+	values := make([]float64, 0, len(matching))
+	for _, series := range matching {
+		values = append(values, seriesValue(series))
+	}
+	return values
+}
+
 // By sums the named metric's series that have the given labels by the
 // value of one more label.
 func (m Metrics) By(name, label string, labels map[string]string) map[string]float64 {

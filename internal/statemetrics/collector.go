@@ -1,0 +1,146 @@
+package statemetrics
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+// listTimeout bounds a scrape's reads of the cache, which answer at once
+// once its informers have synced.
+const listTimeout = 10 * time.Second
+
+// kinds are the resources the collector reads, each with its series.
+var kinds = []struct {
+	kind    string
+	list    func() client.ObjectList
+	samples func(obj kube.Object) []sample
+	metrics []*metric
+}{
+	{
+		kind:    "WebServer",
+		list:    func() client.ObjectList { return &seedv1alpha1.WebServerList{} },
+		samples: func(obj kube.Object) []sample { return webServerSamples(obj.(*seedv1alpha1.WebServer)) },
+		metrics: []*metric{webServerReplicasDesired, webServerReplicas, webServerReplicasReady, webServerReplicasUpdated,
+			webServerRolloutInProgress, webServerRolloutStalled},
+	},
+	{
+		kind:    "Echo",
+		list:    func() client.ObjectList { return &seedv1alpha1.EchoList{} },
+		samples: func(obj kube.Object) []sample { return echoSamples(obj.(*seedv1alpha1.Echo)) },
+		metrics: []*metric{echoPhase, echoRunDuration},
+	},
+	{
+		kind:    "ScheduledEcho",
+		list:    func() client.ObjectList { return &seedv1alpha1.ScheduledEchoList{} },
+		samples: func(obj kube.Object) []sample { return scheduledEchoSamples(obj.(*seedv1alpha1.ScheduledEcho)) },
+		metrics: []*metric{scheduledEchoLastSchedule, scheduledEchoLastSuccess, scheduledEchoActive, scheduledEchoSuspended},
+	},
+	{
+		kind:    "ImmortalContainer",
+		list:    func() client.ObjectList { return &seedv1alpha1.ImmortalContainerList{} },
+		samples: func(obj kube.Object) []sample { return immortalContainerSamples(obj.(*seedv1alpha1.ImmortalContainer)) },
+		metrics: []*metric{immortalContainerPodStarts, immortalContainerPodStart, immortalContainerNextStart},
+	},
+	{
+		kind:    "DemoVolume",
+		list:    func() client.ObjectList { return &seedv1alpha1.DemoVolumeList{} },
+		samples: func(obj kube.Object) []sample { return demoVolumeSamples(obj.(*seedv1alpha1.DemoVolume)) },
+		metrics: []*metric{demoVolumeRequested, demoVolumeCapacity, demoVolumePhase, demoVolumeResizing},
+	},
+}
+
+// Collector builds the series of every resource in the cache at each
+// scrape, while its replica leads: the replicas that do not lead serve
+// none, so that a query over every replica's series counts each resource
+// once.
+type Collector struct {
+	reader  client.Reader
+	leading func() bool
+	log     logr.Logger
+}
+
+// Register adds the collector of mgr's resources to controller-runtime's
+// registry, which the manager's metrics endpoint serves.
+func Register(mgr manager.Manager) error {
+	elected := mgr.Elected()
+	c := &Collector{
+		reader: mgr.GetCache(),
+		leading: func() bool {
+			select {
+			case <-elected:
+				return true
+			default:
+				return false
+			}
+		},
+		log: mgr.GetLogger().WithName("statemetrics"),
+	}
+	if err := ctrlmetrics.Registry.Register(c); err != nil {
+		return fmt.Errorf("registering the resources' metrics: %w", err)
+	}
+	return nil
+}
+
+// Describe sends the description of every series the collector makes.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- resourceReady.desc
+	ch <- resourceGenerationLag.desc
+	for _, k := range kinds {
+		for _, m := range k.metrics {
+			ch <- m.desc
+		}
+	}
+}
+
+// Collect sends the series of every resource in the cache.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	if !c.leading() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
+	defer cancel()
+	for _, k := range kinds {
+		list := k.list()
+		// The series are built from the cache's own copies, read only.
+		if err := c.reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+			c.log.Error(err, "Listing resources for their metrics", "list", fmt.Sprintf("%T", list))
+			continue
+		}
+		if err := forEach(list, func(obj kube.Object) {
+			for _, s := range append(resourceSamples(k.kind, obj), k.samples(obj)...) {
+				m, err := s.constMetric()
+				if err != nil {
+					c.log.Error(err, "Building a metric", "object", client.ObjectKeyFromObject(obj))
+					continue
+				}
+				ch <- m
+			}
+		}); err != nil {
+			c.log.Error(err, "Reading resources for their metrics")
+		}
+	}
+}
+
+// forEach calls f with each resource of list.
+func forEach(list client.ObjectList, f func(kube.Object)) error {
+	return meta.EachListItem(list, func(item runtime.Object) error {
+		obj, ok := item.(kube.Object)
+		if !ok {
+			return fmt.Errorf("%T has no conditions", item)
+		}
+		f(obj)
+		return nil
+	})
+}

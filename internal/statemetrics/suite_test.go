@@ -1,0 +1,24 @@
+package statemetrics
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/seed-operators/seed-operator/internal/testenv"
+)
+
+var env *testenv.Env
+
+// TestCollector runs the collector in a manager with the operator's RBAC,
+// against envtest's API server; the series builders' own tests are plain
+// table tests.
+func TestCollector(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Resource state metrics")
+}
+
+var _ = BeforeSuite(func() {
+	env = testenv.StartSuite(func(e *testenv.Env) error { return Register(e.Manager) })
+})
