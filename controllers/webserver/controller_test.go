@@ -219,6 +219,10 @@ var _ = Describe("WebServer controller", func() {
 
 	It("removes what other tools added to the Deployment and the Service", func(ctx SpecContext) {
 		d, s := createReady(ctx, "web")
+		repairs := func(kind, manager string) float64 {
+			return testenv.Counted("seed_drift_repairs_total", map[string]string{"kind": kind, "field_manager": manager})
+		}
+		deploymentRepairs, serviceRepairs := repairs("Deployment", "kubectl-set"), repairs("Service", "kubectl-patch")
 
 		// kubectl set env deployment/web FOREIGN=1
 		testenv.EditAs(ctx, k8sClient, d, "kubectl-set",
@@ -240,6 +244,8 @@ var _ = Describe("WebServer controller", func() {
 		Expect(serviceOf(ctx, "web").Spec.ClusterIP).To(Equal(s.Spec.ClusterIP), "the allocated cluster IP stays")
 		expectEvent(ctx, "web", "Repaired", "Deployment")
 		expectEvent(ctx, "web", "Repaired", "Service")
+		Expect(repairs("Deployment", "kubectl-set")).To(BeNumerically(">", deploymentRepairs), "repairs counted, by whose change")
+		Expect(repairs("Service", "kubectl-patch")).To(BeNumerically(">", serviceRepairs), "repairs counted, by whose change")
 		rollOut(ctx, "web")
 		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
 	})

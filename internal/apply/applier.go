@@ -127,12 +127,13 @@ const absentVersion = "9223372036854775807"
 // describe it (left empty when the object is not the owner's). When
 // nothing was sent, that is the cache's copy, which has no spec for a kind
 // whose spec no controller reads (Owned).
-func (a *Applier) Apply(ctx context.Context, owner kube.Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) error {
+func (a *Applier) Apply(ctx context.Context, owner kube.Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) (err error) {
 	var o applyOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
 	kind := ptr.Deref(desired.GetKind(), "")
+	defer func() { countRefusal(kind, err) }()
 	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
 
 	previous, cached, err := a.cached(ctx, key, live)
@@ -178,7 +179,7 @@ func (a *Applier) create(
 		return false, fmt.Errorf("reading the created %s %s: %w", kind, key, err)
 	}
 	a.conflicts.resolved(conflictKey{kind: kind, namespace: key.Namespace, name: key.Name, owner: owner.GetUID()})
-	a.recordChange(owner, live, kind, true, true)
+	a.recordChange(owner, live, kind, true, true, nil)
 	return false, nil
 }
 
@@ -218,15 +219,21 @@ func (a *Applier) update(
 	if err := remarshal(desired, live); err != nil {
 		return fmt.Errorf("reading the applied %s %s: %w", kind, key, err)
 	}
-	a.recordChange(owner, live, kind, created, len(foreign) > 0 || previous.GetResourceVersion() != live.GetResourceVersion())
+	a.recordChange(owner, live, kind, created, len(foreign) > 0 || previous.GetResourceVersion() != live.GetResourceVersion(), foreign)
 	return nil
 }
 
 // recordChange records on owner an event for what an apply did to live, if
-// it did anything (changeReason).
-func (a *Applier) recordChange(owner kube.Object, live client.Object, kind string, created, changed bool) {
-	if reason, verb := changeReason(created, changed, kube.SpecObserved(owner)); reason != "" {
-		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, live.GetName())
+// it did anything (changeReason), and counts a repair of drift, which the
+// foreign managers' fields removed (if any) tell the source of.
+func (a *Applier) recordChange(owner kube.Object, live client.Object, kind string, created, changed bool, foreign []string) {
+	reason, verb := changeReason(created, changed, kube.SpecObserved(owner))
+	if reason == "" {
+		return
+	}
+	a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, live.GetName())
+	if reason == ReasonRepaired || reason == ReasonRecreated {
+		countRepair(kind, foreign)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// TestIgnoreRefused also checks the reason each refusal is counted under.
 func TestIgnoreRefused(t *testing.T) {
 	deployments := schema.GroupKind{Group: "apps", Kind: "Deployment"}
 	invalid := apierrors.NewInvalid(deployments, "web", field.ErrorList{
@@ -31,19 +32,21 @@ func TestIgnoreRefused(t *testing.T) {
 		name    string
 		err     error
 		refused bool
+		// reason is the refusal's label in seed_owned_object_refusals_total.
+		reason string
 	}{
 		{name: "no error", err: nil, refused: true},
-		{name: "invalid", err: invalid, refused: true},
-		{name: "invalid, wrapped", err: fmt.Errorf("applying Deployment shop/web: %w", invalid), refused: true},
-		{name: "both applies refused", err: errors.Join(fmt.Errorf("applying: %w", invalid), invalid), refused: true},
-		{name: "a joined error wrapped", err: fmt.Errorf("step: %w", errors.Join(invalid, invalid)), refused: true},
+		{name: "invalid", err: invalid, refused: true, reason: "Invalid"},
+		{name: "invalid, wrapped", err: fmt.Errorf("applying Deployment shop/web: %w", invalid), refused: true, reason: "Invalid"},
+		{name: "both applies refused", err: errors.Join(fmt.Errorf("applying: %w", invalid), invalid), refused: true, reason: "Invalid"},
+		{name: "a joined error wrapped", err: fmt.Errorf("step: %w", errors.Join(invalid, invalid)), refused: true, reason: "Invalid"},
 		{name: "one refused, one unavailable", err: errors.Join(invalid, fmt.Errorf("applying Service: %w", unavailable)), refused: false},
 		{name: "one refused, one wrapped join with a conflict", err: fmt.Errorf("step: %w", errors.Join(invalid, conflict)), refused: false},
 		{name: "a conflict", err: conflict, refused: false},
-		{name: "created in a namespace being deleted", err: fmt.Errorf("applying Pod shop/app-immortalpod: %w", terminating), refused: true},
+		{name: "created in a namespace being deleted", err: fmt.Errorf("applying Pod shop/app-immortalpod: %w", terminating), refused: true, reason: "NamespaceTerminating"},
 		{name: "forbidden by RBAC", err: forbidden, refused: false},
-		{name: "a name conflict", err: &NameConflictError{Kind: "Service", Name: "web-service", OwnerKind: "WebServer", OwnerName: "web"}, refused: true},
-		{name: "a name conflict beside a refusal", err: errors.Join(invalid, &NameConflictError{Kind: "Service"}), refused: true},
+		{name: "a name conflict", err: &NameConflictError{Kind: "Service", Name: "web-service", OwnerKind: "WebServer", OwnerName: "web"}, refused: true, reason: "NameConflict"},
+		{name: "a name conflict beside a refusal", err: errors.Join(invalid, &NameConflictError{Kind: "Service"}), refused: true, reason: "NameConflict"},
 		{name: "not from the API server", err: errors.New("connection refused"), refused: false},
 	}
 	for _, tt := range tests {
@@ -54,6 +57,7 @@ func TestIgnoreRefused(t *testing.T) {
 			} else {
 				g.Expect(IgnoreRefused(tt.err)).To(MatchError(tt.err))
 			}
+			g.Expect(refusalReason(tt.err)).To(Equal(tt.reason))
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/kube"
@@ -51,10 +52,18 @@ func (n NameConflict) Expect(ctx context.Context, c client.Client) {
 	Expect(c.Create(ctx, theirs, client.FieldOwner(userManager))).To(Succeed())
 	key := client.ObjectKeyFromObject(theirs)
 
+	gvk, err := apiutil.GVKForObject(theirs, c.Scheme())
+	Expect(err).NotTo(HaveOccurred())
+	refusals := func() float64 {
+		return Counted("seed_owned_object_refusals_total", map[string]string{"kind": gvk.Kind, "reason": seedv1alpha1.ReasonNameConflict})
+	}
+	refusedBefore := refusals()
+
 	By("leaving their object exactly as it is while the resource reports the conflict")
 	owner := n.createInConflict(ctx, c, theirs.GetName())
 	n.expectUnchanged(ctx, c, theirs)
 	n.expectOneWarning(ctx, c, owner)
+	Expect(refusals()).To(BeNumerically(">", refusedBefore), "the refusal counted")
 
 	By("leaving their object when the resource is deleted")
 	Expect(c.Delete(ctx, owner)).To(Succeed())

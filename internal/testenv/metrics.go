@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -113,6 +115,15 @@ func seriesValue(series *dto.Metric) float64 {
 func ReconcileErrors(controller string) (float64, error) {
 	m, err := ProcessMetrics()
 	return m.Sum(reconcileErrorsMetric, map[string]string{"controller": controller}), err
+}
+
+// Counted is the sum of the named counter's series in this process whose
+// labels have the given values.
+func Counted(name string, labels map[string]string) float64 {
+	GinkgoHelper()
+	m, err := ProcessMetrics()
+	Expect(err).NotTo(HaveOccurred())
+	return m.Sum(name, labels)
 }
 
 // ProcessMetrics are the metrics of the controllers and of the API clients
