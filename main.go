@@ -176,7 +176,7 @@ func run(o options) error {
 			return fmt.Errorf("setting up the %s controller: %w", name, err)
 		}
 	}
-	if err := statemetrics.Register(mgr); err != nil {
+	if err := statemetrics.Register(mgr, controllers.Owned...); err != nil {
 		return err
 	}
 

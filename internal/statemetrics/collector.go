@@ -10,10 +10,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/cached"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -61,22 +63,34 @@ var kinds = []struct {
 	},
 }
 
+// cacheObjects counts what the cache holds of the objects the operator owns.
+var cacheObjects = newMetric("seed_cache_objects",
+	"The objects of a kind the operator owns that the manager's cache holds.", prometheus.GaugeValue, []string{"kind"})
+
 // Collector builds the series of every resource in the cache at each
-// scrape, while its replica leads: the replicas that do not lead serve
-// none, so that a query over every replica's series counts each resource
-// once.
+// scrape, and counts the owned objects the cache holds, while its replica
+// leads: the replicas that do not lead serve none, so that a query over
+// every replica's series counts each resource once.
 type Collector struct {
-	reader  client.Reader
+	reader client.Reader
+	// owned are empty lists of each kind the operator owns, by kind.
+	owned   map[string]func() client.ObjectList
 	leading func() bool
 	log     logr.Logger
 }
 
-// Register adds the collector of mgr's resources to controller-runtime's
-// registry, which the manager's metrics endpoint serves.
-func Register(mgr manager.Manager) error {
+// Register adds the collector of mgr's resources, and of the owned objects
+// its cache keeps, to controller-runtime's registry, which the manager's
+// metrics endpoint serves.
+func Register(mgr manager.Manager, owned ...cached.Owned) error {
+	lists, err := listsOf(mgr.GetScheme(), owned)
+	if err != nil {
+		return err
+	}
 	elected := mgr.Elected()
 	c := &Collector{
 		reader: mgr.GetCache(),
+		owned:  lists,
 		leading: func() bool {
 			select {
 			case <-elected:
@@ -93,10 +107,31 @@ func Register(mgr manager.Manager) error {
 	return nil
 }
 
+// listsOf makes, for each kind owned, its empty list.
+func listsOf(scheme *runtime.Scheme, owned []cached.Owned) (map[string]func() client.ObjectList, error) {
+	lists := map[string]func() client.ObjectList{}
+	for _, o := range owned {
+		gvk, err := apiutil.GVKForObject(o.Type, scheme)
+		if err != nil {
+			return nil, fmt.Errorf("finding the kind of %T: %w", o.Type, err)
+		}
+		listKind := gvk.GroupVersion().WithKind(gvk.Kind + "List")
+		if _, err := scheme.New(listKind); err != nil {
+			return nil, fmt.Errorf("making a list of %s: %w", gvk.Kind, err)
+		}
+		lists[gvk.Kind] = func() client.ObjectList {
+			list, _ := scheme.New(listKind)
+			return list.(client.ObjectList)
+		}
+	}
+	return lists, nil
+}
+
 // Describe sends the description of every series the collector makes.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- resourceReady.desc
 	ch <- resourceGenerationLag.desc
+	ch <- cacheObjects.desc
 	for _, k := range kinds {
 		for _, m := range k.metrics {
 			ch <- m.desc
@@ -104,7 +139,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Collect sends the series of every resource in the cache.
+// Collect sends the series of every resource in the cache, and the count
+// of owned objects of each kind.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	if !c.leading() {
 		return
@@ -112,24 +148,41 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
 	defer cancel()
 	for _, k := range kinds {
-		list := k.list()
-		// The series are built from the cache's own copies, read only.
-		if err := c.reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-			c.log.Error(err, "Listing resources for their metrics", "list", fmt.Sprintf("%T", list))
+		list, ok := c.list(ctx, k.list())
+		if !ok {
 			continue
 		}
 		if err := forEach(list, func(obj kube.Object) {
-			for _, s := range append(resourceSamples(k.kind, obj), k.samples(obj)...) {
-				m, err := s.constMetric()
-				if err != nil {
-					c.log.Error(err, "Building a metric", "object", client.ObjectKeyFromObject(obj))
-					continue
-				}
-				ch <- m
-			}
+			c.send(ch, append(resourceSamples(k.kind, obj), k.samples(obj)...))
 		}); err != nil {
 			c.log.Error(err, "Reading resources for their metrics")
 		}
+	}
+	for kind, newList := range c.owned {
+		if list, ok := c.list(ctx, newList()); ok {
+			c.send(ch, []sample{{cacheObjects, float64(meta.LenList(list)), []string{kind}}})
+		}
+	}
+}
+
+// list fills list from the cache, with the cache's own copies, which the
+// collector only reads.
+func (c *Collector) list(ctx context.Context, list client.ObjectList) (client.ObjectList, bool) {
+	if err := c.reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		c.log.Error(err, "Listing for the metrics", "list", fmt.Sprintf("%T", list))
+		return nil, false
+	}
+	return list, true
+}
+
+func (c *Collector) send(ch chan<- prometheus.Metric, samples []sample) {
+	for _, s := range samples {
+		m, err := s.constMetric()
+		if err != nil {
+			c.log.Error(err, "Building a metric", "metric", s.metric.name, "labels", s.labels)
+			continue
+		}
+		ch <- m
 	}
 }
 

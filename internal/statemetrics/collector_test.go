@@ -3,10 +3,12 @@ package statemetrics
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
@@ -63,4 +65,29 @@ var _ = Describe("The resources' state metrics", func() {
 		Entry("ImmortalContainer", "ImmortalContainer", &seedv1alpha1.ImmortalContainer{Spec: seedv1alpha1.ImmortalContainerSpec{Image: "busybox"}}),
 		Entry("DemoVolume", "DemoVolume", &seedv1alpha1.DemoVolume{Spec: seedv1alpha1.DemoVolumeSpec{Name: "data", Size: 1}}),
 	)
+
+	It("counts the owned objects the cache keeps: those the operator manages", func(ctx SpecContext) {
+		namespace := env.Namespace(ctx, "statemetrics")
+		services := map[string]string{"kind": "Service"}
+		var before []float64
+		Eventually(ctx, func(g Gomega) {
+			before = series(g, "seed_cache_objects", services)
+			g.Expect(before).To(HaveLen(1))
+		}).Should(Succeed())
+
+		service := func(name string, labels map[string]string) *corev1.Service {
+			return &corev1.Service{
+				ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels},
+				Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+			}
+		}
+		Expect(env.Client.Create(ctx, service("managed", kube.Labels("webserver", "web")))).To(Succeed())
+		Expect(env.Client.Create(ctx, service("someone-elses", nil))).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(series(g, "seed_cache_objects", services)).To(Equal([]float64{before[0] + 1}))
+		}).Should(Succeed())
+		Consistently(ctx, func(g Gomega) {
+			g.Expect(series(g, "seed_cache_objects", services)).To(Equal([]float64{before[0] + 1}))
+		}, "1s").Should(Succeed())
+	})
 })
