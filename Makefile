@@ -95,8 +95,8 @@ vet: $(BIN_MODULE) ## Run go vet.
 	$(GO) vet ./...
 
 .PHONY: test
-test: manifests generate fmt vet bundle scorecard-test helm $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle and chart checks included) and the static scorecard tests.
-	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) VERSION=$(VERSION) \
+test: manifests generate fmt vet bundle scorecard-test helm promtool $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle, chart and alerting rule checks included) and the static scorecard tests.
+	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) VERSION=$(VERSION) \
 		$(GO) test ./... -coverprofile cover.out
 	cd hack/catalog && go test -tags containers_image_openpgp ./...
 	cd hack/images && go test ./...

@@ -33,6 +33,9 @@ CONTAINERD_VERSION ?= v2.4.2
 CNI_PLUGINS_VERSION ?= v1.9.1
 # Helm, for the chart in dist/chart.
 HELM_VERSION ?= v4.3.1
+# Prometheus and promtool, for the alerting rules: Debian's package, whose
+# version serves (rule files and their unit tests are the same format).
+PROMETHEUS_DEB_VERSION ?= 2.42.0+ds-5+deb12u1
 # OLM v0 and the catalog image's health probe, built from hack/tools/olm.
 OLM_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/operator-framework/operator-lifecycle-manager)
 GRPC_HEALTH_PROBE_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/grpc-ecosystem/grpc-health-probe)
@@ -52,6 +55,8 @@ BIN_MODULE = $(LOCALBIN)/go.mod
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+PROMETHEUS_DIR ?= $(LOCALBIN)/prometheus-$(PROMETHEUS_DEB_VERSION)
+PROMTOOL ?= $(PROMETHEUS_DIR)/promtool
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(GO_TOOLCHAIN)
 ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
 KUBE ?= $(LOCALBIN)/kube-$(KUBERNETES_VERSION)
@@ -138,6 +143,14 @@ $(KUSTOMIZE): | $(LOCALBIN)
 helm: $(HELM) ## Build helm.
 $(HELM): | $(LOCALBIN)
 	$(call go-install-tool,$@,$(HELM_PACKAGE),-X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION))
+
+.PHONY: promtool
+promtool: $(PROMTOOL) ## Unpack Debian's prometheus package's promtool and prometheus.
+$(PROMTOOL): | $(LOCALBIN)
+	rm -rf $(PROMETHEUS_DIR).deb && hack/debian.sh download $(PROMETHEUS_DIR).deb prometheus=$(PROMETHEUS_DEB_VERSION)
+	dpkg-deb -x $(PROMETHEUS_DIR).deb/prometheus_*.deb $(PROMETHEUS_DIR).deb/root
+	mkdir -p $(PROMETHEUS_DIR) && mv $(PROMETHEUS_DIR).deb/root/usr/bin/prometheus $(PROMETHEUS_DIR).deb/root/usr/bin/promtool $(PROMETHEUS_DIR)/
+	rm -rf $(PROMETHEUS_DIR).deb
 
 .PHONY: vulncheck
 vulncheck: $(VULNCHECK) ## Fail on a known vulnerability the operator's code reaches, the standard library's of GO_TOOLCHAIN included (govulncheck, with the database of VULNDB_VERSION).

@@ -47,7 +47,7 @@ var kinds = []struct {
 		kind:    "ScheduledEcho",
 		list:    func() client.ObjectList { return &seedv1alpha1.ScheduledEchoList{} },
 		samples: func(obj kube.Object) []sample { return scheduledEchoSamples(obj.(*seedv1alpha1.ScheduledEcho)) },
-		metrics: []*metric{scheduledEchoLastSchedule, scheduledEchoLastSuccess, scheduledEchoActive, scheduledEchoSuspended},
+		metrics: []*metric{scheduledEchoLastSchedule, scheduledEchoLastSuccess, scheduledEchoNextSchedule, scheduledEchoActive, scheduledEchoSuspended},
 	},
 	{
 		kind:    "ImmortalContainer",

@@ -1,11 +1,14 @@
 package statemetrics
 
 import (
+	// The time zones a ScheduledEcho may name, for an image with none.
+	_ "time/tzdata"
+
+	"github.com/robfig/cron/v3"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	corev1 "k8s.io/api/core/v1"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/kube"
@@ -113,6 +116,8 @@ var (
 		"When a run of the ScheduledEcho last succeeded, in seconds since the epoch.")
 	scheduledEchoActive = gauge("seed_scheduledecho_active_runs",
 		"The number of the ScheduledEcho's runs under way.")
+	scheduledEchoNextSchedule = gauge("seed_scheduledecho_next_schedule_time_seconds",
+		"When the ScheduledEcho's next run is due by its schedule, after its last (or its creation), in seconds since the epoch.")
 	scheduledEchoSuspended = gauge("seed_scheduledecho_suspended",
 		"Whether the ScheduledEcho is suspended (1) or not (0).")
 )
@@ -122,8 +127,31 @@ func scheduledEchoSamples(s *seedv1alpha1.ScheduledEcho) []sample {
 		named(s, scheduledEchoActive, float64(len(s.Status.Active))),
 		named(s, scheduledEchoSuspended, boolValue(s.Spec.Suspend != nil && *s.Spec.Suspend)),
 	}
+	if next, ok := nextSchedule(s); ok {
+		samples = append(samples, at(s, scheduledEchoNextSchedule, &next)...)
+	}
 	samples = append(samples, at(s, scheduledEchoLastSchedule, s.Status.LastScheduleTime)...)
 	return append(samples, at(s, scheduledEchoLastSuccess, s.Status.LastSuccessfulTime)...)
+}
+
+// nextSchedule is when s's next run is due, as the CronJob controller
+// reckons it: the first time of its schedule, in its time zone, after the
+// last run started, or after s was made. It is not known when the
+// schedule or the time zone cannot be read, which the API server refuses.
+func nextSchedule(s *seedv1alpha1.ScheduledEcho) (metav1.Time, bool) {
+	spec := s.Spec.Schedule
+	if s.Spec.TimeZone != nil {
+		spec = "CRON_TZ=" + *s.Spec.TimeZone + " " + spec
+	}
+	schedule, err := cron.ParseStandard(spec)
+	if err != nil {
+		return metav1.Time{}, false
+	}
+	after := s.CreationTimestamp
+	if s.Status.LastScheduleTime != nil {
+		after = *s.Status.LastScheduleTime
+	}
+	return metav1.NewTime(schedule.Next(after.Time)), true
 }
 
 var (

@@ -150,30 +150,53 @@ func TestEchoSamples(t *testing.T) {
 }
 
 func TestScheduledEchoSamples(t *testing.T) {
+	// started is 13:46:40 UTC.
+	const every5Minutes, hourly = "*/5 * * * *", "0 * * * *"
 	tests := []struct {
-		name    string
-		suspend *bool
-		status  seedv1alpha1.ScheduledEchoStatus
-		want    []string
+		name     string
+		schedule string
+		timeZone *string
+		suspend  *bool
+		status   seedv1alpha1.ScheduledEchoStatus
+		want     []string
 	}{
 		{
-			name: "never run",
-			want: []string{"seed_scheduledecho_active_runs{team-a,web} 0", "seed_scheduledecho_suspended{team-a,web} 0"},
+			name:     "never run: the first run is due after its creation",
+			schedule: every5Minutes,
+			want: []string{"seed_scheduledecho_active_runs{team-a,web} 0", "seed_scheduledecho_suspended{team-a,web} 0",
+				"seed_scheduledecho_next_schedule_time_seconds{team-a,web} 1.0002e+06"},
 		},
 		{
-			name:    "suspended after a run that succeeded, another under way",
-			suspend: ptr.To(true),
-			status:  seedv1alpha1.ScheduledEchoStatus{LastScheduleTime: &finished, LastSuccessfulTime: &started, Active: []string{"web-1"}},
+			name:     "suspended after a run that succeeded, another under way",
+			schedule: every5Minutes,
+			suspend:  ptr.To(true),
+			status:   seedv1alpha1.ScheduledEchoStatus{LastScheduleTime: &finished, LastSuccessfulTime: &started, Active: []string{"web-1"}},
 			want: []string{
 				"seed_scheduledecho_active_runs{team-a,web} 1", "seed_scheduledecho_suspended{team-a,web} 1",
 				"seed_scheduledecho_last_schedule_time_seconds{team-a,web} 1.0000425e+06",
 				"seed_scheduledecho_last_successful_time_seconds{team-a,web} 1e+06",
+				"seed_scheduledecho_next_schedule_time_seconds{team-a,web} 1.0002e+06",
 			},
+		},
+		{
+			name:     "hourly in a time zone half an hour off UTC: due at 14:30 UTC",
+			schedule: hourly,
+			timeZone: ptr.To("Asia/Kolkata"),
+			want: []string{"seed_scheduledecho_active_runs{team-a,web} 0", "seed_scheduledecho_suspended{team-a,web} 0",
+				"seed_scheduledecho_next_schedule_time_seconds{team-a,web} 1.0026e+06"},
+		},
+		{
+			name:     "a schedule it cannot read: no next run",
+			schedule: "every day",
+			want:     []string{"seed_scheduledecho_active_runs{team-a,web} 0", "seed_scheduledecho_suspended{team-a,web} 0"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &seedv1alpha1.ScheduledEcho{ObjectMeta: objectMeta, Spec: seedv1alpha1.ScheduledEchoSpec{Suspend: tt.suspend}, Status: tt.status}
+			meta := objectMeta
+			meta.CreationTimestamp = started
+			s := &seedv1alpha1.ScheduledEcho{ObjectMeta: meta, Status: tt.status,
+				Spec: seedv1alpha1.ScheduledEchoSpec{Schedule: tt.schedule, TimeZone: tt.timeZone, Suspend: tt.suspend}}
 			expectSeries(t, scheduledEchoSamples(s), tt.want...)
 		})
 	}
