@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
@@ -178,6 +180,12 @@ func run(o options) error {
 	}
 	if err := statemetrics.Register(mgr, controllers.Owned...); err != nil {
 		return err
+	}
+	// go_build_info names the operator's binary, so that the alerts can
+	// tell its series from other operators' without knowing how it was
+	// installed.
+	if err := ctrlmetrics.Registry.Register(collectors.NewBuildInfoCollector()); err != nil {
+		return fmt.Errorf("registering the build information metric: %w", err)
 	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
