@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,7 +13,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -350,26 +348,4 @@ func counted(ctx context.Context, scrape func(context.Context, *replica) testenv
 		total += count(scrape(ctx, r))
 	}
 	return total
-}
-
-// metricsScraper reads a replica's metrics, as a ServiceAccount bound to
-// the metrics-reader ClusterRole: the metrics are served to authorized
-// clients only.
-func metricsScraper(ctx context.Context) func(context.Context, *replica) testenv.Metrics {
-	const scraper = "seed-chaos-scraper"
-	token, err := testenv.MetricsReaderToken(ctx, clientset, scraper)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(k8sClient.Delete, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: scraper, Namespace: operatorNamespace}})
-	DeferCleanup(k8sClient.Delete, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: scraper}})
-	return func(ctx context.Context, r *replica) testenv.Metrics {
-		var metrics testenv.Metrics
-		Eventually(ctx, func(g Gomega) {
-			status, body, err := scrapeMetrics(ctx, r, token)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(status).To(Equal(http.StatusOK), "%s", body)
-			metrics, err = testenv.ParseMetrics(body)
-			g.Expect(err).NotTo(HaveOccurred())
-		}).Should(Succeed())
-		return metrics
-	}
 }

@@ -48,10 +48,12 @@ var _ = Describe("On the local cluster", func() {
 		Expect(err.Error()).To(ContainSubstring(`violates PodSecurity "restricted:latest"`))
 	})
 
-	It("makes every sample Ready", func(ctx SpecContext) {
-		for _, obj := range createSamples(ctx, namespace) {
+	It("makes every sample Ready, and its leader says so in its metrics", func(ctx SpecContext) {
+		samples := createSamples(ctx, namespace)
+		for _, obj := range samples {
 			expectReady(ctx, obj)
 		}
+		expectMetricsOf(ctx, samples)
 	})
 
 	// An object whose owner reference someone removed (kubectl patch, or a
