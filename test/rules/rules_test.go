@@ -1,11 +1,13 @@
 // Package rules checks the operator's alerting and recording rules
 // (config/prometheus/rules.yaml) with promtool: that Prometheus takes them,
 // and that each alert fires, stays quiet and waits out its `for` window as
-// testdata/rules_test.yaml says; and that each alert has a severity, a
-// summary, a description and a runbook in docs/runbooks.
+// testdata/rules_test.yaml says; that each alert has a severity, a
+// summary, a description and a runbook in docs/runbooks; and that every
+// query of the Grafana dashboard (config/grafana) parses.
 package rules
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,10 +19,11 @@ import (
 )
 
 const (
-	rulesFile   = "../../config/prometheus/rules.yaml"
-	testsFile   = "testdata/rules_test.yaml"
-	runbooksDir = "../../docs/runbooks"
-	runbookURL  = "https://github.com/seed-operators/seed-operator/blob/main/docs/runbooks/"
+	dashboardFile = "../../config/grafana/seed-operator-dashboard.json"
+	rulesFile     = "../../config/prometheus/rules.yaml"
+	testsFile     = "testdata/rules_test.yaml"
+	runbooksDir   = "../../docs/runbooks"
+	runbookURL    = "https://github.com/seed-operators/seed-operator/blob/main/docs/runbooks/"
 )
 
 // A runbook says what the alert means, how to confirm it, and how to fix it.
@@ -87,10 +90,7 @@ func alerts(t *testing.T) []rule {
 // TestPromtool checks the rules and runs their unit tests with promtool,
 // which make test builds and names in PROMTOOL.
 func TestPromtool(t *testing.T) {
-	promtool := os.Getenv("PROMTOOL")
-	if promtool == "" {
-		t.Fatal("PROMTOOL must name promtool: run make test")
-	}
+	promtool := promtoolPath(t)
 	var pr struct {
 		Kind string         `json:"kind"`
 		Spec map[string]any `json:"spec"`
@@ -115,13 +115,80 @@ func TestPromtool(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"check", "rules", "rules.yaml"}, {"test", "rules", "rules_test.yaml"}} {
-		cmd := exec.CommandContext(t.Context(), promtool, args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+	runPromtool(t, promtool, dir, "check", "rules", "rules.yaml")
+	runPromtool(t, promtool, dir, "test", "rules", "rules_test.yaml")
+}
+
+// promtoolPath is promtool, which make test builds and names in PROMTOOL.
+func promtoolPath(t *testing.T) string {
+	t.Helper()
+	promtool := os.Getenv("PROMTOOL")
+	if promtool == "" {
+		t.Fatal("PROMTOOL must name promtool: run make test")
+	}
+	return promtool
+}
+
+func runPromtool(t *testing.T, promtool, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), promtool, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+type dashboard struct {
+	Panels []struct {
+		ID          int    `json:"id"`
+		Type        string `json:"type"`
+		Title       string `json:"title"`
+		Description string `json:"description"`
+		Targets     []struct {
+			RefID string `json:"refId"`
+			Expr  string `json:"expr"`
+		} `json:"targets"`
+	} `json:"panels"`
+}
+
+// dashboardVariables are the dashboard's variables, each with a value
+// that stands for any of its own in a query.
+var dashboardVariables = strings.NewReplacer("$namespace", ".*")
+
+// TestDashboardQueriesParse checks that every panel of the dashboard has
+// a title, a description and queries, and that each query parses as
+// Prometheus parses it: promtool checks them as recording rules.
+func TestDashboardQueriesParse(t *testing.T) {
+	promtool := promtoolPath(t)
+	var d dashboard
+	readYAML(t, dashboardFile, &d)
+	var rules []map[string]string
+	for _, p := range d.Panels {
+		if p.Type == "row" {
+			continue
+		}
+		if p.Title == "" || p.Description == "" || len(p.Targets) == 0 {
+			t.Errorf("panel %d %q: a panel needs a title, a description and a query", p.ID, p.Title)
+		}
+		for _, target := range p.Targets {
+			rules = append(rules, map[string]string{
+				"record": fmt.Sprintf("dashboard:panel_%d_%s", p.ID, target.RefID),
+				"expr":   dashboardVariables.Replace(target.Expr),
+			})
 		}
 	}
+	if len(rules) == 0 {
+		t.Fatalf("%s has no queries", dashboardFile)
+	}
+	data, err := yaml.Marshal(map[string]any{"groups": []any{map[string]any{"name": "dashboard", "rules": rules}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "dashboard.yaml"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runPromtool(t, promtool, dir, "check", "rules", "dashboard.yaml")
 }
 
 // TestEveryAlertTested checks that the unit tests see each alert fire and
