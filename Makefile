@@ -39,7 +39,8 @@ GO = go
 
 # Files and folders that generators write; verify fails when they differ
 # from what is committed.
-# The Helm chart reads the rules of these roles from copies in its files/.
+# The Helm chart reads the rules of these roles, the alerting rules and the
+# dashboard from copies in its files/.
 CHART = dist/chart
 CHART_ROLES = role.yaml leader_election_role.yaml metrics_auth_role.yaml metrics_reader_role.yaml \
 	admin_role.yaml editor_role.yaml viewer_role.yaml
@@ -76,11 +77,13 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRDs and the ClusterRole from the kubebuilder markers, and copy them and config/rbac's roles into the Helm chart.
+manifests: controller-gen ## Generate the CRDs and the ClusterRole from the kubebuilder markers, and copy them, config/rbac's roles, the alerting rules and the dashboard into the Helm chart.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/...;./controllers/..." output:crd:artifacts:config=config/crd/bases
-	rm -rf $(CHART)/crds $(CHART)/files/rbac && mkdir -p $(CHART)/crds $(CHART)/files/rbac
+	rm -rf $(CHART)/crds $(CHART)/files && mkdir -p $(CHART)/crds $(CHART)/files/rbac $(CHART)/files/prometheus $(CHART)/files/grafana
 	cp config/crd/bases/*.yaml $(CHART)/crds/
 	cp $(addprefix config/rbac/,$(CHART_ROLES)) $(CHART)/files/rbac/
+	cp config/prometheus/rules.yaml $(CHART)/files/prometheus/
+	cp config/grafana/*.json $(CHART)/files/grafana/
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods of the API types.

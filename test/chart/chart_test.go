@@ -291,6 +291,9 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 			r.g.Expect(role.Rules).To(Equal(managerRules(r.g)))
 			r.g.Expect(r.find("Service", "seed-operator-controller-manager-metrics-service")).NotTo(BeNil())
 			r.g.Expect(r.find("Pod", "seed-operator-test-ready")).NotTo(BeNil(), "helm test's pod")
+			for _, kind := range []string{"ServiceMonitor", "PrometheusRule", "ConfigMap"} {
+				r.g.Expect(r.kinds()).NotTo(ContainElement(kind), "prometheus-operator's kinds and the dashboard only when asked for")
+			}
 		},
 	}, {
 		name: "ha",
@@ -364,6 +367,29 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 			r.g.Expect(selector).To(Equal(r.deployment().Spec.Selector.MatchLabels))
 			endpoints, _, _ := unstructured.NestedSlice(monitor.Object, "spec", "endpoints")
 			r.g.Expect(endpoints).To(ConsistOf(HaveKeyWithValue("interval", "1m")))
+		},
+	}, {
+		name: "PrometheusRule and dashboard",
+		sets: []string{"metrics.prometheusRule.enabled=true", "metrics.prometheusRule.labels.prometheus=main",
+			"dashboards.enabled=true", "dashboards.labels.grafana_dashboard=seed"},
+		check: func(r rendered) {
+			rule := r.find("PrometheusRule", "seed-operator-rules")
+			r.g.Expect(rule).NotTo(BeNil())
+			r.g.Expect(rule.GetLabels()).To(HaveKeyWithValue("prometheus", "main"))
+			var source unstructured.Unstructured
+			data, err := os.ReadFile(filepath.Join(root, "config", "prometheus", "rules.yaml"))
+			r.g.Expect(err).NotTo(HaveOccurred())
+			r.g.Expect(yaml.Unmarshal(data, &source.Object)).To(Succeed())
+			r.g.Expect(rule.Object["spec"]).To(Equal(source.Object["spec"]), "the rules config/prometheus has")
+
+			dashboard := r.find("ConfigMap", "seed-operator-dashboard")
+			r.g.Expect(dashboard).NotTo(BeNil())
+			r.g.Expect(dashboard.GetLabels()).To(HaveKeyWithValue("grafana_dashboard", "seed"))
+			json, _, err := unstructured.NestedString(dashboard.Object, "data", "seed-operator-dashboard.json")
+			r.g.Expect(err).NotTo(HaveOccurred())
+			want, err := os.ReadFile(filepath.Join(root, "config", "grafana", "seed-operator-dashboard.json"))
+			r.g.Expect(err).NotTo(HaveOccurred())
+			r.g.Expect(json).To(Equal(strings.TrimSuffix(string(want), "\n")), "the dashboard config/grafana has")
 		},
 	}, {
 		name: "image by digest, leader election timings",
@@ -445,6 +471,8 @@ func TestRefusesWrongValues(t *testing.T) {
 		{"leaderElection.renewDeadlineSeconds=9", []string{"leaderElection.leaseDurationSeconds (15) must be more than leaderElection.retryPeriodSeconds plus 1.5 times leaderElection.renewDeadlineSeconds (15)"}},
 		{"leaderElection.retryPeriodSeconds=8", []string{"leaderElection.retryPeriodSeconds (8) must be less than leaderElection.renewDeadlineSeconds (8)"}},
 		{"metrics.enabled=false,metrics.serviceMonitor.enabled=true", []string{"metrics.serviceMonitor.enabled needs metrics.enabled"}},
+		{"metrics.enabled=false,metrics.prometheusRule.enabled=true", []string{"metrics.prometheusRule.enabled needs metrics.enabled"}},
+		{"dashboards.enable=true", []string{"additional properties 'enable' not allowed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
