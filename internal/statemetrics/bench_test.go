@@ -25,7 +25,7 @@ func BenchmarkScrape(b *testing.B) {
 		b.Fatal(err)
 	}
 	ready := []metav1.Condition{{Type: seedv1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Ready", ObservedGeneration: 1}}
-	var objs []client.Object
+	objs := make([]client.Object, 0, 5*perKind)
 	for i := range perKind {
 		meta := metav1.ObjectMeta{Namespace: fmt.Sprintf("team-%d", i%10), Name: fmt.Sprintf("r-%d", i), Generation: 1}
 		objs = append(objs,
