@@ -19,17 +19,25 @@ func TestCollectorServesWhileLeading(t *testing.T) {
 	if err := seedv1alpha1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
+	meta := metav1.ObjectMeta{Namespace: "team-a", Name: "one"}
 	reader := fake.NewClientBuilder().WithScheme(s).WithObjects(
-		&seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web"}},
-		&seedv1alpha1.Echo{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "hello"}},
+		&seedv1alpha1.WebServer{ObjectMeta: meta},
+		&seedv1alpha1.Echo{ObjectMeta: meta},
+		&seedv1alpha1.ScheduledEcho{ObjectMeta: meta, Spec: seedv1alpha1.ScheduledEchoSpec{Schedule: "@hourly"}},
+		&seedv1alpha1.ImmortalContainer{ObjectMeta: meta},
+		&seedv1alpha1.DemoVolume{ObjectMeta: meta},
 	).Build()
+	// The pedantic registry also fails a series the collector does not
+	// describe, of any kind.
 	for _, tt := range []struct {
 		leading bool
 		want    int
 	}{
-		// Per resource: Ready and the generation lag; six series of a
-		// WebServer's own, four phases of an Echo.
-		{leading: true, want: 2 + 6 + 2 + 4},
+		// Per resource: Ready and the generation lag; then a WebServer's
+		// six, an Echo's four phases, a ScheduledEcho's active runs,
+		// suspended and next run, an ImmortalContainer's pod starts, a
+		// DemoVolume's requested bytes, resizing and three phases.
+		{leading: true, want: 5*2 + 6 + 4 + 3 + 1 + 5},
 		{leading: false, want: 0},
 	} {
 		c := &Collector{reader: reader, leading: func() bool { return tt.leading }, log: logr.Discard()}
