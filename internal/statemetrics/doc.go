@@ -7,7 +7,7 @@
 //
 // The series are built from the manager's cache at each scrape, as
 // kube-state-metrics builds them from its informers: a resource's series
-// are there exactly while the resource is, the reconciles pay nothing for
-// them, and a replica that does not lead serves the same figures as the
-// leader, since its cache holds the same resources.
+// are there exactly while the resource is, and the reconciles pay nothing
+// for them. Only the replica that leads serves them (Collector), so that a
+// query over every replica's series counts each resource once.
 package statemetrics
