@@ -79,17 +79,14 @@ func main() {
 	flag.StringVar(&o.leaderElectionIdentity, "leader-election-identity", os.Getenv("POD_NAME"),
 		"Who this replica is on the Lease: its pod's name (POD_NAME), so that a manager restarted in its pod takes the lead back at once. "+
 			"Empty: the host's name and a suffix new at each start.")
-	// Near controller-runtime's defaults, as kubeadm runs the control
-	// plane: a leader that dies is replaced within seconds, and one that
-	// cannot renew for a while (an API server gone) exits, to be restarted
-	// with fresh informers. The lease still outlasts a leader cut off from
-	// the API server (kube.CheckLeaseTimings), which controller-runtime's
-	// 15/10/2 does not.
-	flag.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second,
+	// As kubeadm runs the control plane: a leader that dies is replaced
+	// within seconds, and one that cannot renew for a while (an API server
+	// gone) exits, to be restarted with fresh informers.
+	flag.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", kube.DefaultLeaseDuration,
 		"How long followers wait after the last renewal before taking the lead.")
-	flag.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 8*time.Second,
+	flag.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", kube.DefaultRenewDeadline,
 		"How long the leader keeps trying to renew before it gives the lead up.")
-	flag.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second,
+	flag.DurationVar(&o.retryPeriod, "leader-elect-retry-period", kube.DefaultRetryPeriod,
 		"How often candidates try to acquire or renew the lead.")
 	flag.DurationVar(&o.gracefulShutdownPeriod, "graceful-shutdown-timeout", 30*time.Second,
 		"How long in-flight reconciles may take to finish once the process is asked to stop.")

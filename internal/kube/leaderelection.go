@@ -17,6 +17,19 @@ import (
 // the one that reconciles.
 const LeaderElectionID = "seed-operator.seed.example.com"
 
+// The manager's leader election timings, near controller-runtime's and
+// kube-controller-manager's (15 s, 10 s, 2 s) but passing
+// CheckLeaseTimings. The retry period is a second so that a follower
+// takes the lead of a replica that died within 20 s: it sees the Lease
+// unrenewed at its first try after the lease duration, counted from the
+// last change it saw, and client-go jitters the time between tries up to
+// 2.2 retry periods, so two of them may pass on top.
+const (
+	DefaultLeaseDuration = 14 * time.Second
+	DefaultRenewDeadline = 8 * time.Second
+	DefaultRetryPeriod   = time.Second
+)
+
 // CheckLeaseTimings refuses leader election timings under which two
 // replicas could lead at once. A leader cut off from the API server keeps
 // its controllers running until it gives the lead up: after renewals fail

@@ -14,7 +14,9 @@ func TestCheckLeaseTimings(t *testing.T) {
 		lease, renew, retry time.Duration
 		wantErr             string
 	}{
-		{name: "the operator's defaults", lease: 15 * s, renew: 8 * s, retry: 2 * s},
+		{name: "the operator's defaults", lease: DefaultLeaseDuration, renew: DefaultRenewDeadline, retry: DefaultRetryPeriod},
+		{name: "a lease a second shorter", lease: 13 * s, renew: 8 * s, retry: s,
+			wantErr: "the lease duration (13s) must be longer than the retry period plus 1.5 times the renew deadline (13s)"},
 		{name: "a renew deadline a second longer", lease: 15 * s, renew: 9 * s, retry: 2 * s,
 			wantErr: "the lease duration (15s) must be longer than the retry period plus 1.5 times the renew deadline (15.5s)"},
 		{name: "just long enough", lease: 55 * s, renew: 35 * s, retry: 2 * s},

@@ -274,7 +274,7 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 			c := r.container()
 			r.g.Expect(c.Image).To(Equal("quay.io/seed-operators/seed-operator:v" + os.Getenv("VERSION")))
 			r.g.Expect(c.Args).To(ContainElements("--leader-elect", "--metrics-bind-address=:8443",
-				"--leader-elect-lease-duration=15s", "--leader-elect-renew-deadline=8s", "--leader-elect-retry-period=2s"))
+				"--leader-elect-lease-duration=14s", "--leader-elect-renew-deadline=8s", "--leader-elect-retry-period=1s"))
 			r.g.Expect(r.env("WATCH_NAMESPACE")).To(BeEmpty(), "every namespace")
 			// The replica's identity on the Lease, which a restart keeps.
 			r.g.Expect(c.Env).To(ContainElements(
@@ -468,7 +468,7 @@ func TestRefusesWrongValues(t *testing.T) {
 		{"watchNamespaces={Team_A}", []string{"/watchNamespaces/0", "does not match pattern"}},
 		{"resources.limits.memory=lots", []string{"/resources/limits/memory", "does not match pattern"}},
 		{"leaderElection.retryPeriodSeconds=0", []string{"/leaderElection/retryPeriodSeconds", "minimum"}},
-		{"leaderElection.renewDeadlineSeconds=9", []string{"leaderElection.leaseDurationSeconds (15) must be more than leaderElection.retryPeriodSeconds plus 1.5 times leaderElection.renewDeadlineSeconds (15)"}},
+		{"leaderElection.renewDeadlineSeconds=9", []string{"leaderElection.leaseDurationSeconds (14) must be more than leaderElection.retryPeriodSeconds plus 1.5 times leaderElection.renewDeadlineSeconds (14.5)"}},
 		{"leaderElection.retryPeriodSeconds=8", []string{"leaderElection.retryPeriodSeconds (8) must be less than leaderElection.renewDeadlineSeconds (8)"}},
 		{"metrics.enabled=false,metrics.serviceMonitor.enabled=true", []string{"metrics.serviceMonitor.enabled needs metrics.enabled"}},
 		{"metrics.enabled=false,metrics.prometheusRule.enabled=true", []string{"metrics.prometheusRule.enabled needs metrics.enabled"}},

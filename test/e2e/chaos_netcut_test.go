@@ -14,15 +14,16 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 // The network cut spec cuts the leading replica off from the API server,
 // through a proxy between them, while the other replica still reaches it.
 var _ = Describe("Network cut", Label("chaos"), Serial, func() {
 	const (
-		// The manager's default lease duration (main.go): how long the
-		// other replica waits for a Lease that is not renewed.
-		leaseDuration = 15 * time.Second
+		// How long the other replica waits for a Lease that is not renewed.
+		leaseDuration = kube.DefaultLeaseDuration
 		cutFor        = 30 * time.Second
 		perKind       = 8
 	)

@@ -16,6 +16,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -80,9 +81,14 @@ var _ = Describe("High availability", Serial, func() {
 			wg.Wait()
 			AddReportEntry("takeover", takeover.Round(10*time.Millisecond).String())
 			GinkgoWriter.Printf("Takeover: the other replica led %s after the leader's node was lost\n", takeover.Round(10*time.Millisecond))
-			// The lease duration, and a retry period (2 s, 1.2 times at
-			// most with client-go's jitter) after it at most for a follower
-			// to see the Lease unrenewed and one more to take it.
+			// A follower takes the Lease at its first try after the lease
+			// duration has passed since the last change it saw, and it saw
+			// the leader's last renewal at one try at most after it: the
+			// lease duration and two times between tries, each up to a
+			// retry period jittered by client-go, plus requests' latency.
+			jittered := time.Duration((1 + leaderelection.JitterFactor) * float64(kube.DefaultRetryPeriod))
+			Expect(kube.DefaultLeaseDuration+2*jittered).To(BeNumerically("<=", 18500*time.Millisecond),
+				"the default timings leave less than 1.5 s of the 20 s for requests")
 			Expect(takeover).To(BeNumerically("<=", 20*time.Second), "the takeover after a kill")
 
 			for _, obj := range objs {

@@ -79,8 +79,8 @@ Refuses values the schema cannot: it does not compare two values.
 {{- if ge (int $le.retryPeriodSeconds) (int $le.renewDeadlineSeconds) -}}
 {{- fail (printf "leaderElection.retryPeriodSeconds (%v) must be less than leaderElection.renewDeadlineSeconds (%v): the leader must get to retry a renewal" $le.retryPeriodSeconds $le.renewDeadlineSeconds) -}}
 {{- end -}}
-{{- $stopped := add (int $le.retryPeriodSeconds) (div (mul 3 (int $le.renewDeadlineSeconds)) 2) -}}
-{{- if le (int $le.leaseDurationSeconds) (int $stopped) -}}
+{{- $stopped := addf (int $le.retryPeriodSeconds) (mulf 1.5 (int $le.renewDeadlineSeconds)) -}}
+{{- if le (float64 $le.leaseDurationSeconds) $stopped -}}
 {{- fail (printf "leaderElection.leaseDurationSeconds (%v) must be more than leaderElection.retryPeriodSeconds plus 1.5 times leaderElection.renewDeadlineSeconds (%v): a leader cut off from the API server runs that long, and no other may lead before then" $le.leaseDurationSeconds $stopped) -}}
 {{- end -}}
 {{- if and .Values.metrics.serviceMonitor.enabled (not .Values.metrics.enabled) -}}
