@@ -3,6 +3,7 @@
 # include lines below.
 
 DEPLOY ?= false
+MONITORING ?= false
 # The version of the operator, and the images of its manager, OLM bundle,
 # scorecard tests and catalog.
 VERSION ?= 0.2.2
@@ -51,6 +52,7 @@ GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/r
 	hack/catalog/go.mod hack/catalog/go.sum hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum \
 	hack/tools/cluster/go.mod hack/tools/cluster/go.sum hack/images/go.mod hack/images/go.sum \
 	hack/tools/olm/go.mod hack/tools/olm/go.sum hack/tools/olmv1/go.mod hack/tools/olmv1/go.sum \
+	hack/tools/monitoring/go.mod hack/tools/monitoring/go.sum \
 	hack/tools/vuln/go.mod hack/tools/vuln/go.sum
 
 SHELL = /usr/bin/env bash -o pipefail
@@ -66,6 +68,7 @@ include make/tools.mk
 include make/cluster.mk
 include make/images.mk
 include make/olm.mk
+include make/monitoring.mk
 include make/test.mk
 
 ##@ General
@@ -124,6 +127,7 @@ verify: manifests generate bundle catalog $(BIN_MODULE) ## Fail when a generated
 	cd hack/images && go mod tidy
 	cd hack/tools/olm && go mod tidy
 	cd hack/tools/olmv1 && go mod tidy
+	cd hack/tools/monitoring && go mod tidy
 	cd hack/tools/vuln && go mod tidy
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 		git status --porcelain -- $(GENERATED); git --no-pager diff -- $(GENERATED); \
@@ -199,11 +203,17 @@ DEMO_STEPS += "the operator=manager kustomize"
 ifneq ($(DEMO_ENV),)
 DEMO_STEPS += "the images the samples run=$(if $(filter true,$(DEPLOY)),images,demo-images)"
 endif
+# MONITORING=true runs Prometheus (make monitoring-up), which scrapes the
+# operator in the cluster: it implies DEPLOY=true.
+ifeq ($(MONITORING),true)
+override DEPLOY = true
+DEMO_STEPS += "Prometheus=monitoring-up"
+endif
 
 .PHONY: demo
-demo: ## Run the operator on the local cluster (or KUBECONFIG=...) with every sample Ready: a local process under its ServiceAccount, or DEPLOY=true in the cluster. EXIT_WHEN_READY=true to stop then.
+demo: ## Run the operator on the local cluster (or KUBECONFIG=...) with every sample Ready: a local process under its ServiceAccount, or DEPLOY=true in the cluster; MONITORING=true adds Prometheus, scraping it and loading its alerts. EXIT_WHEN_READY=true to stop then.
 	@MAKE="$(MAKE)" BACKGROUND="$(MAKE) --no-print-directory demo-prefetch" hack/steps.sh $(LOCALBIN)/demo $(DEMO_STEPS)
-	KUBECONFIG=$(DEMO_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager $(DEMO_ENV) DEPLOY=$(DEPLOY) hack/demo.sh
+	KUBECONFIG=$(DEMO_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager $(DEMO_ENV) DEPLOY=$(DEPLOY) MONITORING=$(MONITORING) hack/demo.sh
 
 ##@ OLM bundle and catalog
 

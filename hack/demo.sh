@@ -9,7 +9,9 @@
 # ends by showing the sample WebServer's page, fetched by a pod through its
 # Service, and what the sample Echo printed. The operator runs as a local
 # process under its own ServiceAccount, or, with DEPLOY=true, in the
-# cluster from its image, as `make deploy` installs it.
+# cluster from its image, as `make deploy` installs it; with MONITORING=true
+# also with config/prometheus (its ServiceMonitor and alerting rules), which
+# the Prometheus of `make monitoring-up` loads.
 #
 # The local operator then stays in the foreground until Ctrl-C, or stops at
 # once with EXIT_WHEN_READY=true.
@@ -20,6 +22,7 @@ cd "$(dirname "$0")/.."
 DEMO_NAMESPACE=${DEMO_NAMESPACE:-seed-demo}
 EXIT_WHEN_READY=${EXIT_WHEN_READY:-false}
 DEPLOY=${DEPLOY:-false}
+MONITORING=${MONITORING:-false}
 READY_TIMEOUT=${READY_TIMEOUT:-180s}
 IMAGES_RECORD=${IMAGES_RECORD:-}
 INFRA_IMAGES=${INFRA_IMAGES:-}
@@ -52,10 +55,24 @@ if [[ $DEPLOY == true ]]; then
   ${STEER:?} seed-operator-system
   # config/default with the manager's image, by digest, from the local
   # registry.
-  rm -rf "$overlays/deploy" && mkdir -p "$overlays/deploy"
+  rm -rf "$overlays/deploy" "$overlays/monitoring" && mkdir -p "$overlays/deploy"
+  monitoring=
+  if [[ $MONITORING == true ]]; then
+    # config/prometheus, named and placed as config/default names and
+    # places the operator.
+    mkdir -p "$overlays/monitoring"
+    cat >"$overlays/monitoring/kustomization.yaml" <<EOF
+namespace: seed-operator-system
+namePrefix: seed-operator-
+resources:
+- ../../../../config/prometheus
+EOF
+    monitoring="- ../monitoring"
+  fi
   cat >"$overlays/deploy/kustomization.yaml" <<EOF
 resources:
 - ../../../../config/default
+$monitoring
 images:
 - name: quay.io/seed-operators/seed-operator
   newName: ${operator_image%@*}
@@ -147,6 +164,11 @@ EOF
   kubectl logs job/echo-sample --namespace="$DEMO_NAMESPACE"
 fi
 
+if [[ $MONITORING == true ]]; then
+  echo "demo: Prometheus scrapes the operator and evaluates its alerts; to query it:"
+  echo "  kubectl port-forward --namespace=monitoring service/prometheus-operated 9090"
+  echo "  then open http://127.0.0.1:9090/api/v1/query?query=seed_resource_ready"
+fi
 if [[ $EXIT_WHEN_READY == true || $DEPLOY == true ]]; then
   echo "demo: every sample is Ready"
   exit 0

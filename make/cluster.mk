@@ -93,6 +93,14 @@ $(COREDNS): $(CLUSTER_SOURCES) hack/tools/cluster/coredns/main.go | $(LOCALBIN)
 $(LOCAL_PATH_PROVISIONER): $(CLUSTER_SOURCES) | $(LOCALBIN)
 	$(CLUSTER_BUILD) -ldflags "-s -w" -o $@ github.com/rancher/local-path-provisioner
 
+# Prometheus with one service discovery, Kubernetes', which ServiceMonitors
+# need: the others' cloud SDKs would take minutes to compile.
+.PHONY: prometheus
+prometheus: $(PROMETHEUS) ## Build Prometheus, which make monitoring-up runs.
+$(PROMETHEUS): $(CLUSTER_SOURCES) | $(LOCALBIN)
+	$(CLUSTER_BUILD),remove_all_sd,enable_kubernetes_sd -ldflags "-s -w -X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION:v%=%)" \
+		-o $@ github.com/prometheus/prometheus/cmd/prometheus
+
 .PHONY: kwok
 kwok: $(KWOK) ## Build kwok.
 $(KWOK): $(CLUSTER_SOURCES) | $(LOCALBIN)

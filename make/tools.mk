@@ -22,6 +22,10 @@ DISTRIBUTION_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/distr
 COREDNS_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/coredns/coredns)
 KWOK_VERSION := $(call module-version,$(CLUSTER_MODULE),sigs.k8s.io/kwok)
 LOCAL_PATH_PROVISIONER_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/rancher/local-path-provisioner)
+# Prometheus' module versions v0.MAJORMINOR.PATCH stand for its release
+# vMAJOR.MINOR.PATCH.
+PROMETHEUS_MODULE_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/prometheus/prometheus)
+PROMETHEUS_VERSION := $(shell echo $(PROMETHEUS_MODULE_VERSION) | awk -F. '{ printf "v%s.%d.%s", substr($$2, 1, 1), substr($$2, 2), $$3 }')
 ETCD_VERSION ?= v3.6.16
 # operator-sdk (and its scorecard-test program) and operator-registry (opm,
 # and hack/catalog's renderer).
@@ -33,9 +37,13 @@ CONTAINERD_VERSION ?= v2.4.2
 CNI_PLUGINS_VERSION ?= v1.9.1
 # Helm, for the chart in dist/chart.
 HELM_VERSION ?= v4.3.1
-# Prometheus and promtool, for the alerting rules: Debian's package, whose
-# version serves (rule files and their unit tests are the same format).
+# promtool, for the alerting rules: Debian's package, whose version serves
+# (rule files and their unit tests are the same format). Its Prometheus
+# does not: Debian builds it without Kubernetes service discovery, which
+# ServiceMonitors need, so make monitoring-up runs one built here.
 PROMETHEUS_DEB_VERSION ?= 2.42.0+ds-5+deb12u1
+# prometheus-operator and its config reloader, built from hack/tools/monitoring.
+PROMETHEUS_OPERATOR_VERSION := $(call module-version,hack/tools/monitoring/go.mod,github.com/prometheus-operator/prometheus-operator)
 # OLM v0 and the catalog image's health probe, built from hack/tools/olm.
 OLM_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/operator-framework/operator-lifecycle-manager)
 GRPC_HEALTH_PROBE_VERSION := $(call module-version,hack/tools/olm/go.mod,github.com/grpc-ecosystem/grpc-health-probe)
@@ -55,8 +63,7 @@ BIN_MODULE = $(LOCALBIN)/go.mod
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
-PROMETHEUS_DIR ?= $(LOCALBIN)/prometheus-$(PROMETHEUS_DEB_VERSION)
-PROMTOOL ?= $(PROMETHEUS_DIR)/promtool
+PROMTOOL ?= $(LOCALBIN)/promtool-$(PROMETHEUS_DEB_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(GO_TOOLCHAIN)
 ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
 KUBE ?= $(LOCALBIN)/kube-$(KUBERNETES_VERSION)
@@ -67,9 +74,11 @@ CNI_DIR ?= $(LOCALBIN)/cni-$(CNI_PLUGINS_VERSION)
 REGISTRY ?= $(LOCALBIN)/registry-$(DISTRIBUTION_VERSION)
 COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
 LOCAL_PATH_PROVISIONER ?= $(LOCALBIN)/local-path-provisioner-$(LOCAL_PATH_PROVISIONER_VERSION)
+PROMETHEUS ?= $(LOCALBIN)/prometheus-$(PROMETHEUS_VERSION)
 OLM_DIR ?= $(LOCALBIN)/olm-$(OLM_VERSION)
 GRPC_HEALTH_PROBE ?= $(LOCALBIN)/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)
 OLMV1_DIR ?= $(LOCALBIN)/olmv1-$(OLMV1_VERSION)
+MONITORING_DIR ?= $(LOCALBIN)/prometheus-operator-$(PROMETHEUS_OPERATOR_VERSION)
 VULNCHECK ?= $(LOCALBIN)/vulncheck-$(VULN_VERSION)-$(GO_TOOLCHAIN)
 IMAGES ?= $(LOCALBIN)/images
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
@@ -145,12 +154,12 @@ $(HELM): | $(LOCALBIN)
 	$(call go-install-tool,$@,$(HELM_PACKAGE),-X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION))
 
 .PHONY: promtool
-promtool: $(PROMTOOL) ## Unpack Debian's prometheus package's promtool and prometheus.
+promtool: $(PROMTOOL) ## Unpack promtool from Debian's prometheus package.
 $(PROMTOOL): | $(LOCALBIN)
-	rm -rf $(PROMETHEUS_DIR).deb && hack/debian.sh download $(PROMETHEUS_DIR).deb prometheus=$(PROMETHEUS_DEB_VERSION)
-	dpkg-deb -x $(PROMETHEUS_DIR).deb/prometheus_*.deb $(PROMETHEUS_DIR).deb/root
-	mkdir -p $(PROMETHEUS_DIR) && mv $(PROMETHEUS_DIR).deb/root/usr/bin/prometheus $(PROMETHEUS_DIR).deb/root/usr/bin/promtool $(PROMETHEUS_DIR)/
-	rm -rf $(PROMETHEUS_DIR).deb
+	rm -rf $@.deb && hack/debian.sh download $@.deb prometheus=$(PROMETHEUS_DEB_VERSION)
+	dpkg-deb -x $@.deb/prometheus_*.deb $@.deb/root
+	mv $@.deb/root/usr/bin/promtool $@
+	rm -rf $@.deb
 
 .PHONY: vulncheck
 vulncheck: $(VULNCHECK) ## Fail on a known vulnerability the operator's code reaches, the standard library's of GO_TOOLCHAIN included (govulncheck, with the database of VULNDB_VERSION).

@@ -6,8 +6,9 @@
 // SET is infra (what the real node's own pods run), test (the end-to-end
 // suite's operand images), operator (the manager, the scorecard tests,
 // operator-sdk's standard ones too, and the bundle), olm (OLM v0, opm, and
-// what operator-sdk run bundle serves its catalog with) or catalog (the
-// catalog image, and the released bundles and managers it names). Each
+// what operator-sdk run bundle serves its catalog with), catalog (the
+// catalog image, and the released bundles and managers it names), olmv1
+// (OLM v1) or monitoring (prometheus-operator and Prometheus). Each
 // image is one layer of files on an empty base, made from programs built
 // here and from Debian's packages; the
 // Dockerfiles describe the same images for anyone with an engine. The

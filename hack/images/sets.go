@@ -28,6 +28,8 @@ type inputs struct {
 	previousVersion, previousCatalogDir, previousCatalogCache string
 	// OLM v1's programs, and its version.
 	olmv1Dir, olmv1Version string
+	// prometheus-operator's programs and Prometheus, and their versions.
+	monitoringDir, prometheusOperatorVersion, prometheus, prometheusVersion string
 }
 
 func inputsFromEnv() inputs {
@@ -43,17 +45,20 @@ func inputsFromEnv() inputs {
 		previousCatalogCache: os.Getenv("PREVIOUS_CATALOG_CACHE"),
 		scorecardTest:        os.Getenv("SCORECARD_TEST"), operatorSDKVersion: os.Getenv("OPERATOR_SDK_VERSION"),
 		olmv1Dir: os.Getenv("OLMV1_DIR"), olmv1Version: os.Getenv("OLMV1_VERSION"),
+		monitoringDir: os.Getenv("MONITORING_DIR"), prometheusOperatorVersion: os.Getenv("PROMETHEUS_OPERATOR_VERSION"),
+		prometheus: os.Getenv("PROMETHEUS"), prometheusVersion: os.Getenv("PROMETHEUS_VERSION"),
 	}
 }
 
 // sets are the images `images push SET` makes, by set and key.
 var sets = map[string]func(inputs) (map[string]spec, error){
-	"infra":    infraImages,
-	"test":     testImages,
-	"operator": operatorImages,
-	olmSet:     olmImages,
-	catalogSet: catalogImages,
-	"olmv1":    olmv1Images,
+	"infra":       infraImages,
+	"test":        testImages,
+	"operator":    operatorImages,
+	olmSet:        olmImages,
+	catalogSet:    catalogImages,
+	"olmv1":       olmv1Images,
+	monitoringSet: monitoringImages,
 }
 
 // The sets of OLM, which name their main image too.

@@ -1,12 +1,14 @@
 //go:build tools
 
 // Package tools pins the local cluster's programs that are built from their
-// own main packages: kwok, which plays the fake nodes' kubelets, and the
-// local-path-provisioner. Built from this module, they compile against the
-// Kubernetes libraries the control plane has compiled already.
+// own main packages: kwok, which plays the fake nodes' kubelets, the
+// local-path-provisioner, and Prometheus, which make monitoring-up runs.
+// Built from this module, they compile against the Kubernetes libraries
+// the control plane has compiled already.
 package tools
 
 import (
+	_ "github.com/prometheus/prometheus/cmd/prometheus"
 	_ "github.com/rancher/local-path-provisioner"
 	_ "sigs.k8s.io/kwok/cmd/kwok"
 )
