@@ -365,8 +365,16 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 			selector, _, err := unstructured.NestedStringMap(monitor.Object, "spec", "selector", "matchLabels")
 			r.g.Expect(err).NotTo(HaveOccurred())
 			r.g.Expect(selector).To(Equal(r.deployment().Spec.Selector.MatchLabels))
+			// The endpoint config/prometheus scrapes, at the interval asked.
+			var shipped unstructured.Unstructured
+			data, err := os.ReadFile(filepath.Join(root, "config", "prometheus", "monitor.yaml"))
+			r.g.Expect(err).NotTo(HaveOccurred())
+			r.g.Expect(yaml.Unmarshal(data, &shipped.Object)).To(Succeed())
+			want, _, _ := unstructured.NestedSlice(shipped.Object, "spec", "endpoints")
+			r.g.Expect(want).To(HaveLen(1))
+			want[0].(map[string]any)["interval"] = "1m"
 			endpoints, _, _ := unstructured.NestedSlice(monitor.Object, "spec", "endpoints")
-			r.g.Expect(endpoints).To(ConsistOf(HaveKeyWithValue("interval", "1m")))
+			r.g.Expect(endpoints).To(Equal(want))
 		},
 	}, {
 		name: "PrometheusRule and dashboard",
