@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -150,23 +151,17 @@ func expectHandover(ctx context.Context, namespace string) {
 func deploy(ctx context.Context) {
 	out, err := exec.Command(os.Getenv("KUSTOMIZE"), "build", filepath.Join(root, "config", "default")).Output()
 	Expect(err).NotTo(HaveOccurred())
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(out), 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := decoder.Decode(&obj.Object); err != nil {
-			break
-		}
+	applyAll(ctx, out, func(obj *unstructured.Unstructured) bool {
 		if obj.GetKind() == "CustomResourceDefinition" || obj.GetKind() == "Namespace" {
-			continue
+			return false
 		}
 		if obj.GetKind() == "Deployment" {
 			containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
 			Expect(unstructured.SetNestedField(containers[0].(map[string]any), images["operator"], "image")).To(Succeed())
 			Expect(unstructured.SetNestedSlice(obj.Object, containers, "spec", "template", "spec", "containers")).To(Succeed())
 		}
-		Expect(k8sClient.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("e2e"), client.ForceOwnership)).
-			To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
-	}
+		return true
+	})
 	d := &appsv1.Deployment{}
 	Eventually(ctx, func(g Gomega) {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: managerDeployment}, d)).To(Succeed())
@@ -174,6 +169,60 @@ func deploy(ctx context.Context) {
 		g.Expect(d.Status.AvailableReplicas).To(BeEquivalentTo(2))
 		g.Expect(d.Status.UpdatedReplicas).To(BeEquivalentTo(2))
 	}).WithTimeout(180 * time.Second).Should(Succeed())
+}
+
+// kustomizeBuild builds the kustomization in dir into namespace, its
+// names prefixed, as config/default does with the folders it names.
+func kustomizeBuild(dir, namespace, namePrefix string) []byte {
+	dir, err := filepath.Abs(dir)
+	Expect(err).NotTo(HaveOccurred())
+	overlay := GinkgoT().TempDir()
+	// kustomize takes no absolute path to a kustomization.
+	relative, err := filepath.Rel(overlay, dir)
+	Expect(err).NotTo(HaveOccurred())
+	kustomization := fmt.Sprintf("namespace: %s\nnamePrefix: %s\nresources:\n- %s\n", namespace, namePrefix, relative)
+	Expect(os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(kustomization), 0o600)).To(Succeed())
+	var stderr bytes.Buffer
+	cmd := exec.Command(os.Getenv("KUSTOMIZE"), "build", "--load-restrictor=LoadRestrictionsNone", overlay)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	Expect(err).NotTo(HaveOccurred(), "kustomize build %s: %s", dir, stderr.String())
+	return out
+}
+
+// objects decodes the objects of a YAML stream.
+func objects(manifests []byte) []*unstructured.Unstructured {
+	var objs []*unstructured.Unstructured
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifests), 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := decoder.Decode(&obj.Object); err != nil {
+			Expect(err).To(MatchError(io.EOF))
+			return objs
+		}
+		if len(obj.Object) > 0 {
+			objs = append(objs, obj)
+		}
+	}
+}
+
+// applyAll applies each object of manifests as the suite's field owner,
+// after keep, when set, has changed it and not left it out.
+func applyAll(ctx context.Context, manifests []byte, keep func(*unstructured.Unstructured) bool) {
+	for _, obj := range objects(manifests) {
+		if keep != nil && !keep(obj) {
+			continue
+		}
+		Expect(k8sClient.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("e2e"), client.ForceOwnership)).
+			To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
+	}
+}
+
+// deleteAll deletes each object of manifests that exists.
+func deleteAll(ctx context.Context, manifests []byte) {
+	for _, obj := range objects(manifests) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, obj))).To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
+	}
 }
 
 // managerPods are the running pods of the manager's Deployment in

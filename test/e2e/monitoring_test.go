@@ -1,0 +1,361 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/testenv"
+)
+
+const (
+	// Where make monitoring-up runs Prometheus, and its Service.
+	monitoringNamespace = "monitoring"
+	prometheusService   = "prometheus-operated"
+	// The scrape pool of the ServiceMonitor config/prometheus ships, as
+	// config/default names and places it.
+	operatorScrapePool = "serviceMonitor/" + operatorNamespace + "/seed-operator-controller-manager-metrics-monitor/0"
+	// shortWindow labels the copies of the shipped alerts whose for
+	// windows the suite shortens to shortFor, so that it sees them go
+	// pending and fire in seconds rather than minutes.
+	shortWindow = "short"
+	shortFor    = "15s"
+)
+
+// The operator as `make deploy` installs it, with config/prometheus (its
+// ServiceMonitor and PrometheusRule), watched by the Prometheus of `make
+// monitoring-up`, which selects every ServiceMonitor and PrometheusRule as
+// a platform team's does.
+var _ = Describe("Monitored by Prometheus", Ordered, Serial, func() {
+	var namespace string
+
+	BeforeAll(func(ctx SpecContext) {
+		deployInPlaceOfReplicas(ctx)
+		// All at once: Prometheus sees a change of its configuration or
+		// rules once the kubelet has updated the volumes they are mounted
+		// from, which may take a minute or two.
+		monitoring := bytes.Join([][]byte{
+			kustomizeBuild(filepath.Join(root, "config", "prometheus"), operatorNamespace, "seed-operator-"),
+			shortWindowRules(),
+			anonymousServiceMonitor(),
+		}, []byte("\n---\n"))
+		applyAll(ctx, monitoring, nil)
+		DeferCleanup(deleteAll, monitoring)
+		namespace = realNamespace(ctx, "monitored")
+	})
+
+	It("scrapes every replica through the ServiceMonitor with Prometheus' token, and a scrape without one is refused", func(ctx SpecContext) {
+		Eventually(ctx, func(g Gomega) {
+			targets := activeTargets(ctx, g, operatorScrapePool)
+			g.Expect(targets).To(HaveLen(2), "the targets: %v", activeTargets(ctx, g, ""))
+			for _, t := range targets {
+				g.Expect(t.Health).To(Equal("up"), "%s: %s", t.ScrapeURL, t.LastError)
+			}
+		}).WithTimeout(4 * time.Minute).Should(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			leading := query(ctx, g, fmt.Sprintf(`sum(leader_election_master_status{namespace=%q, name=%q})`, operatorNamespace, kube.LeaderElectionID))
+			g.Expect(leading).To(HaveLen(1))
+			g.Expect(leading[0].value(g)).To(BeEquivalentTo(1), "one replica leads")
+		}).Should(Succeed())
+
+		By("a ServiceMonitor that sends no token")
+		Eventually(ctx, func(g Gomega) {
+			targets := activeTargets(ctx, g, "serviceMonitor/"+operatorNamespace+"/e2e-anonymous/0")
+			g.Expect(targets).To(HaveLen(2), "the targets: %v", activeTargets(ctx, g, ""))
+			for _, t := range targets {
+				g.Expect(t.Health).To(Equal("down"))
+				g.Expect(t.LastError).To(ContainSubstring("401"))
+			}
+		}).Should(Succeed())
+	})
+
+	It("follows a WebServer's replicas as it scales", func(ctx SpecContext) {
+		ws := readyWebServer(ctx, namespace, "scaled")
+		series := func(name string) string {
+			return fmt.Sprintf(`%s{namespace=%q, name=%q}`, name, namespace, ws.Name)
+		}
+		expectValue(ctx, series("seed_webserver_replicas_ready"), 1)
+		testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](2) })
+		expectValue(ctx, series("seed_webserver_replicas_desired"), 2)
+		expectValue(ctx, series("seed_webserver_replicas_ready"), 2)
+	})
+
+	It("fires the alert of a WebServer whose image cannot be pulled, and resolves it once the image is fixed", func(ctx SpecContext) {
+		image := images["nginx-v1"]
+		ws := &seedv1alpha1.WebServer{
+			ObjectMeta: metav1.ObjectMeta{Name: "unpullable", Namespace: namespace},
+			Spec:       seedv1alpha1.WebServerSpec{Image: strings.Split(image, "@")[0] + "-missing"},
+		}
+		Expect(k8sClient.Create(ctx, ws)).To(Succeed())
+		alert := fmt.Sprintf(`alertname="SeedWebServerUnavailable", namespace=%q, name=%q`, namespace, ws.Name)
+		expectAlertFires(ctx, alert)
+
+		By("the image fixed")
+		testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = image })
+		expectReady(ctx, ws)
+		expectAlertResolved(ctx, alert)
+	})
+
+	It("fires the alert of an Echo whose Job failed", func(ctx SpecContext) {
+		// The nginx image has no echo program: the pod fails to start,
+		// and with no retries the Job fails.
+		echo := &seedv1alpha1.Echo{
+			ObjectMeta: metav1.ObjectMeta{Name: "failing", Namespace: namespace},
+			Spec:       seedv1alpha1.EchoSpec{Message: "never printed", Image: images["nginx-v1"], BackoffLimit: ptr.To[int32](0)},
+		}
+		Expect(k8sClient.Create(ctx, echo)).To(Succeed())
+		expectAlertFires(ctx, fmt.Sprintf(`alertname="SeedEchoFailed", namespace=%q, name=%q`, namespace, echo.Name))
+	})
+
+	It("answers every query of the dashboard with data", func(ctx SpecContext) {
+		By("one resource of each kind, an ImmortalContainer waiting to start again, a drift repaired and a name refused")
+		fleet := realNamespace(ctx, "dashboard")
+		for _, obj := range createSamples(ctx, fleet) {
+			expectReady(ctx, obj)
+		}
+		Expect(k8sClient.Create(ctx, &seedv1alpha1.ImmortalContainer{
+			ObjectMeta: metav1.ObjectMeta{Name: "crashing", Namespace: fleet},
+			Spec: seedv1alpha1.ImmortalContainerSpec{
+				Image: images["busybox"], Command: []string{"sh", "-c", "exit 1"}, RunAsUser: ptr.To[int64](65534),
+			},
+		})).To(Succeed())
+		ws := readyWebServer(ctx, fleet, "drifted")
+		deployment := &appsv1.Deployment{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: fleet, Name: ws.Name}, deployment)).To(Succeed())
+		testenv.Update(ctx, k8sClient, deployment, func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](3) })
+		Expect(k8sClient.Create(ctx, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "taken-service", Namespace: fleet},
+			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+		})).To(Succeed())
+		Expect(k8sClient.Create(ctx, &seedv1alpha1.WebServer{
+			ObjectMeta: metav1.ObjectMeta{Name: "taken", Namespace: fleet}, Spec: seedv1alpha1.WebServerSpec{Image: images["nginx-v1"]},
+		})).To(Succeed())
+
+		queries := dashboardQueries()
+		Expect(queries).NotTo(BeEmpty())
+		for _, q := range queries {
+			// The ScheduledEcho's first successful run may take a minute.
+			Eventually(ctx, func(g Gomega) {
+				g.Expect(query(ctx, g, q.expr)).NotTo(BeEmpty(), "panel %q returns no data: %s", q.panel, q.expr)
+			}).WithTimeout(150*time.Second).Should(Succeed(), "panel %q", q.panel)
+		}
+	})
+
+	It("raises the operator-down alert when no replica runs", func(ctx SpecContext) {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: managerDeployment, Namespace: operatorNamespace}}
+		testenv.Update(ctx, k8sClient, d, func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](0) })
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(activeTargets(ctx, g, operatorScrapePool)).To(BeEmpty())
+			g.Expect(query(ctx, g, fmt.Sprintf(`up{namespace=%q} == 1`, operatorNamespace))).To(BeEmpty())
+		}).WithTimeout(time.Minute).Should(Succeed())
+		expectAlertFires(ctx, `alertname="SeedOperatorDown"`)
+	})
+})
+
+// sample is one series of a PromQL query's result.
+type sample struct {
+	Metric map[string]string `json:"metric"`
+	Value  [2]any            `json:"value"`
+}
+
+func (s sample) value(g Gomega) float64 {
+	text, ok := s.Value[1].(string)
+	g.Expect(ok).To(BeTrue(), "a sample's value: %v", s.Value)
+	v, err := strconv.ParseFloat(text, 64)
+	g.Expect(err).NotTo(HaveOccurred())
+	return v
+}
+
+// prometheusGet gets a path of Prometheus' HTTP API, through the API
+// server's proxy to its Service, and decodes its data into data.
+func prometheusGet(ctx context.Context, g Gomega, path string, params map[string]string, data any) {
+	body, err := clientset.CoreV1().Services(monitoringNamespace).
+		ProxyGet("http", prometheusService, "web", path, params).DoRaw(ctx)
+	g.Expect(err).NotTo(HaveOccurred(), "%s: %s", path, body)
+	resp := struct {
+		Status string          `json:"status"`
+		Error  string          `json:"error"`
+		Data   json.RawMessage `json:"data"`
+	}{}
+	g.Expect(json.Unmarshal(body, &resp)).To(Succeed())
+	g.Expect(resp.Status).To(Equal("success"), "%s: %s", path, resp.Error)
+	g.Expect(json.Unmarshal(resp.Data, data)).To(Succeed())
+}
+
+// query evaluates an instant PromQL query whose result is a vector.
+func query(ctx context.Context, g Gomega, expr string) []sample {
+	var result struct {
+		ResultType string   `json:"resultType"`
+		Result     []sample `json:"result"`
+	}
+	prometheusGet(ctx, g, "api/v1/query", map[string]string{"query": expr}, &result)
+	g.Expect(result.ResultType).To(Equal("vector"), expr)
+	return result.Result
+}
+
+// expectValue waits until the single series expr selects has value want.
+func expectValue(ctx context.Context, expr string, want float64) {
+	Eventually(ctx, func(g Gomega) {
+		samples := query(ctx, g, expr)
+		g.Expect(samples).To(HaveLen(1), expr)
+		g.Expect(samples[0].value(g)).To(Equal(want), expr)
+	}).WithTimeout(2*time.Minute).Should(Succeed(), expr)
+}
+
+// target is one of Prometheus' active scrape targets.
+type target struct {
+	ScrapePool string `json:"scrapePool"`
+	ScrapeURL  string `json:"scrapeUrl"`
+	Health     string `json:"health"`
+	LastError  string `json:"lastError"`
+}
+
+// activeTargets are Prometheus' active targets of a scrape pool, or of
+// every pool.
+func activeTargets(ctx context.Context, g Gomega, pool string) []target {
+	var data struct {
+		ActiveTargets []target `json:"activeTargets"`
+	}
+	prometheusGet(ctx, g, "api/v1/targets", map[string]string{"state": "active"}, &data)
+	var targets []target
+	for _, t := range data.ActiveTargets {
+		if pool == "" || t.ScrapePool == pool {
+			targets = append(targets, t)
+		}
+	}
+	return targets
+}
+
+// expectAlertFires waits until the short-window copy of the alert the
+// labels select fires, having seen it pending first, and reports how long
+// each took.
+func expectAlertFires(ctx context.Context, labels string) {
+	states := func(g Gomega) []string {
+		var seen []string
+		for _, s := range query(ctx, g, fmt.Sprintf(`ALERTS{window=%q, %s}`, shortWindow, labels)) {
+			seen = append(seen, s.Metric["alertstate"])
+		}
+		return seen
+	}
+	start := time.Now()
+	Eventually(ctx, states).WithTimeout(3*time.Minute).WithPolling(time.Second).Should(ContainElement("pending"), labels)
+	pending := time.Since(start)
+	Eventually(ctx, states).WithTimeout(time.Minute).WithPolling(time.Second).Should(ContainElement("firing"), labels)
+	GinkgoWriter.Printf("Alert {%s}: pending after %s, firing after %s\n", labels,
+		pending.Round(time.Second), time.Since(start).Round(time.Second))
+}
+
+// expectAlertResolved waits until no copy of the alert is pending or
+// firing.
+func expectAlertResolved(ctx context.Context, labels string) {
+	Eventually(ctx, func(g Gomega) []sample {
+		return query(ctx, g, fmt.Sprintf(`ALERTS{%s}`, labels))
+	}).WithTimeout(2*time.Minute).Should(BeEmpty(), labels)
+}
+
+// shortWindowRules is the PrometheusRule config/prometheus ships, its
+// alerts only (the shipped rule records the series), each labelled
+// window=short and pending for shortFor before it fires.
+func shortWindowRules() []byte {
+	data, err := os.ReadFile(filepath.Join(root, "config", "prometheus", "rules.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	rule := &unstructured.Unstructured{}
+	Expect(yaml.Unmarshal(data, &rule.Object)).To(Succeed())
+	groups, _, err := unstructured.NestedSlice(rule.Object, "spec", "groups")
+	Expect(err).NotTo(HaveOccurred())
+	var short []any
+	for _, group := range groups {
+		group := group.(map[string]any)
+		var alerts []any
+		for _, r := range group["rules"].([]any) {
+			r := r.(map[string]any)
+			if r["alert"] == nil {
+				continue
+			}
+			r["for"] = shortFor
+			Expect(unstructured.SetNestedField(r, shortWindow, "labels", "window")).To(Succeed())
+			alerts = append(alerts, r)
+		}
+		if len(alerts) > 0 {
+			short = append(short, map[string]any{"name": group["name"].(string) + "-short", "rules": alerts})
+		}
+	}
+	Expect(short).NotTo(BeEmpty())
+	copied := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": rule.GetAPIVersion(), "kind": rule.GetKind(),
+		"metadata": map[string]any{"name": "e2e-short-windows", "namespace": operatorNamespace},
+		"spec":     map[string]any{"groups": short},
+	}}
+	out, err := yaml.Marshal(copied.Object)
+	Expect(err).NotTo(HaveOccurred())
+	return out
+}
+
+// anonymousServiceMonitor is the shipped ServiceMonitor without the token.
+func anonymousServiceMonitor() []byte {
+	monitor := &unstructured.Unstructured{}
+	data, err := os.ReadFile(filepath.Join(root, "config", "prometheus", "monitor.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(yaml.Unmarshal(data, &monitor.Object)).To(Succeed())
+	endpoints, _, err := unstructured.NestedSlice(monitor.Object, "spec", "endpoints")
+	Expect(err).NotTo(HaveOccurred())
+	for _, e := range endpoints {
+		delete(e.(map[string]any), "bearerTokenFile")
+	}
+	Expect(unstructured.SetNestedSlice(monitor.Object, endpoints, "spec", "endpoints")).To(Succeed())
+	monitor.SetName("e2e-anonymous")
+	monitor.SetNamespace(operatorNamespace)
+	out, err := yaml.Marshal(monitor.Object)
+	Expect(err).NotTo(HaveOccurred())
+	return out
+}
+
+// panelQuery is a query of a dashboard panel.
+type panelQuery struct{ panel, expr string }
+
+// dashboardQueries are the queries of the dashboard config/grafana ships,
+// with its namespace variable standing for every namespace.
+func dashboardQueries() []panelQuery {
+	files, err := filepath.Glob(filepath.Join(root, "config", "grafana", "*.json"))
+	Expect(err).NotTo(HaveOccurred())
+	var queries []panelQuery
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		Expect(err).NotTo(HaveOccurred())
+		var dashboard struct {
+			Panels []struct {
+				Title   string `json:"title"`
+				Targets []struct {
+					Expr string `json:"expr"`
+				} `json:"targets"`
+			} `json:"panels"`
+		}
+		Expect(json.Unmarshal(data, &dashboard)).To(Succeed(), file)
+		for _, p := range dashboard.Panels {
+			for _, t := range p.Targets {
+				queries = append(queries, panelQuery{panel: p.Title, expr: strings.ReplaceAll(t.Expr, "$namespace", ".*")})
+			}
+		}
+	}
+	return queries
+}
