@@ -36,9 +36,14 @@ const (
 )
 
 // The operator as `make deploy` installs it: config/default, its manager
-// running from the image `make images` built, on the real node.
+// running from the image `make images` built, on the real node; then as
+// Prometheus sees it.
 var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func() {
-	BeforeAll(deployInPlaceOfReplicas)
+	var m monitored
+	BeforeAll(func(ctx SpecContext) {
+		deployInPlaceOfReplicas(ctx)
+		m = startMonitoring(ctx)
+	})
 
 	It("runs two replicas from its image under the restricted profile, with passing probes, one of them leading", func(ctx SpecContext) {
 		pods := managerPods(ctx, operatorNamespace)
@@ -99,6 +104,8 @@ var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func
 		readyWebServer(ctx, realNamespace(ctx, "takeover"), "after")
 		Eventually(ctx, func(g Gomega) { g.Expect(managerPods(ctx, operatorNamespace)).To(HaveLen(2)) }).Should(Succeed())
 	})
+
+	describeMonitoring(&m)
 })
 
 // deployInPlaceOfReplicas stops the local replicas, which would share the

@@ -42,135 +42,147 @@ const (
 	shortFor    = "15s"
 )
 
-// The operator as `make deploy` installs it, with config/prometheus (its
-// ServiceMonitor and PrometheusRule), watched by the Prometheus of `make
-// monitoring-up`, which selects every ServiceMonitor and PrometheusRule as
-// a platform team's does.
-var _ = Describe("Monitored by Prometheus", Ordered, Serial, func() {
-	var namespace string
+// monitored is what the monitoring specs watch: a namespace of their own,
+// and one with a resource of each kind and the operator's counters moved.
+type monitored struct{ namespace, fleet string }
 
-	BeforeAll(func(ctx SpecContext) {
-		deployInPlaceOfReplicas(ctx)
-		// All at once: Prometheus sees a change of its configuration or
-		// rules once the kubelet has updated the volumes they are mounted
-		// from, which may take a minute or two.
-		monitoring := bytes.Join([][]byte{
-			kustomizeBuild(filepath.Join(root, "config", "prometheus"), operatorNamespace, "seed-operator-"),
-			shortWindowRules(),
-			anonymousServiceMonitor(),
-		}, []byte("\n---\n"))
-		applyAll(ctx, monitoring, nil)
-		DeferCleanup(deleteAll, monitoring)
-		namespace = realNamespace(ctx, "monitored")
-	})
+// startMonitoring applies config/prometheus (the ServiceMonitor and the
+// PrometheusRule), as config/default names and places the operator, for
+// the Prometheus of `make monitoring-up`, which selects every
+// ServiceMonitor and PrometheusRule as a platform team's does; and makes
+// what the dashboard shows. It runs before the specs of the deployed
+// operator, which give Prometheus the minute or two it takes to see a
+// change of its configuration or rules: once the kubelet has updated the
+// volumes they are mounted from.
+func startMonitoring(ctx SpecContext) monitored {
+	manifests := bytes.Join([][]byte{
+		kustomizeBuild(filepath.Join(root, "config", "prometheus"), operatorNamespace, "seed-operator-"),
+		shortWindowRules(),
+		anonymousServiceMonitor(),
+	}, []byte("\n---\n"))
+	applyAll(ctx, manifests, nil)
+	DeferCleanup(deleteAll, manifests)
+	return monitored{namespace: realNamespace(ctx, "monitored"), fleet: dashboardFleet(ctx)}
+}
 
-	It("scrapes every replica through the ServiceMonitor with Prometheus' token, and a scrape without one is refused", func(ctx SpecContext) {
-		Eventually(ctx, func(g Gomega) {
-			targets := activeTargets(ctx, g, operatorScrapePool)
-			g.Expect(targets).To(HaveLen(2), "the targets: %v", activeTargets(ctx, g, ""))
-			for _, t := range targets {
-				g.Expect(t.Health).To(Equal("up"), "%s: %s", t.ScrapeURL, t.LastError)
-			}
-		}).WithTimeout(4 * time.Minute).Should(Succeed())
-		Eventually(ctx, func(g Gomega) {
-			leading := query(ctx, g, fmt.Sprintf(`sum(leader_election_master_status{namespace=%q, name=%q})`, operatorNamespace, kube.LeaderElectionID))
-			g.Expect(leading).To(HaveLen(1))
-			g.Expect(leading[0].value(g)).To(BeEquivalentTo(1), "one replica leads")
-		}).Should(Succeed())
+// dashboardFleet makes one resource of each kind, an ImmortalContainer
+// waiting to start again, a drift repaired and a name refused, so that
+// every panel of the dashboard has something to show.
+func dashboardFleet(ctx SpecContext) string {
+	fleet := realNamespace(ctx, "dashboard")
+	for _, obj := range createSamples(ctx, fleet) {
+		expectReady(ctx, obj)
+	}
+	Expect(k8sClient.Create(ctx, &seedv1alpha1.ImmortalContainer{
+		ObjectMeta: metav1.ObjectMeta{Name: "crashing", Namespace: fleet},
+		Spec: seedv1alpha1.ImmortalContainerSpec{
+			Image: images["busybox"], Command: []string{"sh", "-c", "exit 1"}, RunAsUser: ptr.To[int64](65534),
+		},
+	})).To(Succeed())
+	ws := readyWebServer(ctx, fleet, "drifted")
+	deployment := &appsv1.Deployment{}
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: fleet, Name: ws.Name}, deployment)).To(Succeed())
+	testenv.Update(ctx, k8sClient, deployment, func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](3) })
+	Expect(k8sClient.Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "taken-service", Namespace: fleet},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+	})).To(Succeed())
+	Expect(k8sClient.Create(ctx, &seedv1alpha1.WebServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "taken", Namespace: fleet}, Spec: seedv1alpha1.WebServerSpec{Image: images["nginx-v1"]},
+	})).To(Succeed())
+	return fleet
+}
 
-		By("a ServiceMonitor that sends no token")
-		Eventually(ctx, func(g Gomega) {
-			targets := activeTargets(ctx, g, "serviceMonitor/"+operatorNamespace+"/e2e-anonymous/0")
-			g.Expect(targets).To(HaveLen(2), "the targets: %v", activeTargets(ctx, g, ""))
-			for _, t := range targets {
-				g.Expect(t.Health).To(Equal("down"))
-				g.Expect(t.LastError).To(ContainSubstring("401"))
-			}
-		}).Should(Succeed())
-	})
-
-	It("follows a WebServer's replicas as it scales", func(ctx SpecContext) {
-		ws := readyWebServer(ctx, namespace, "scaled")
-		series := func(name string) string {
-			return fmt.Sprintf(`%s{namespace=%q, name=%q}`, name, namespace, ws.Name)
-		}
-		expectValue(ctx, series("seed_webserver_replicas_ready"), 1)
-		testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](2) })
-		expectValue(ctx, series("seed_webserver_replicas_desired"), 2)
-		expectValue(ctx, series("seed_webserver_replicas_ready"), 2)
-	})
-
-	It("fires the alert of a WebServer whose image cannot be pulled, and resolves it once the image is fixed", func(ctx SpecContext) {
-		image := images["nginx-v1"]
-		ws := &seedv1alpha1.WebServer{
-			ObjectMeta: metav1.ObjectMeta{Name: "unpullable", Namespace: namespace},
-			Spec:       seedv1alpha1.WebServerSpec{Image: strings.Split(image, "@")[0] + "-missing"},
-		}
-		Expect(k8sClient.Create(ctx, ws)).To(Succeed())
-		alert := fmt.Sprintf(`alertname="SeedWebServerUnavailable", namespace=%q, name=%q`, namespace, ws.Name)
-		expectAlertFires(ctx, alert)
-
-		By("the image fixed")
-		testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = image })
-		expectReady(ctx, ws)
-		expectAlertResolved(ctx, alert)
-	})
-
-	It("fires the alert of an Echo whose Job failed", func(ctx SpecContext) {
-		// The nginx image has no echo program: the pod fails to start,
-		// and with no retries the Job fails.
-		echo := &seedv1alpha1.Echo{
-			ObjectMeta: metav1.ObjectMeta{Name: "failing", Namespace: namespace},
-			Spec:       seedv1alpha1.EchoSpec{Message: "never printed", Image: images["nginx-v1"], BackoffLimit: ptr.To[int32](0)},
-		}
-		Expect(k8sClient.Create(ctx, echo)).To(Succeed())
-		expectAlertFires(ctx, fmt.Sprintf(`alertname="SeedEchoFailed", namespace=%q, name=%q`, namespace, echo.Name))
-	})
-
-	It("answers every query of the dashboard with data", func(ctx SpecContext) {
-		By("one resource of each kind, an ImmortalContainer waiting to start again, a drift repaired and a name refused")
-		fleet := realNamespace(ctx, "dashboard")
-		for _, obj := range createSamples(ctx, fleet) {
-			expectReady(ctx, obj)
-		}
-		Expect(k8sClient.Create(ctx, &seedv1alpha1.ImmortalContainer{
-			ObjectMeta: metav1.ObjectMeta{Name: "crashing", Namespace: fleet},
-			Spec: seedv1alpha1.ImmortalContainerSpec{
-				Image: images["busybox"], Command: []string{"sh", "-c", "exit 1"}, RunAsUser: ptr.To[int64](65534),
-			},
-		})).To(Succeed())
-		ws := readyWebServer(ctx, fleet, "drifted")
-		deployment := &appsv1.Deployment{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: fleet, Name: ws.Name}, deployment)).To(Succeed())
-		testenv.Update(ctx, k8sClient, deployment, func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](3) })
-		Expect(k8sClient.Create(ctx, &corev1.Service{
-			ObjectMeta: metav1.ObjectMeta{Name: "taken-service", Namespace: fleet},
-			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
-		})).To(Succeed())
-		Expect(k8sClient.Create(ctx, &seedv1alpha1.WebServer{
-			ObjectMeta: metav1.ObjectMeta{Name: "taken", Namespace: fleet}, Spec: seedv1alpha1.WebServerSpec{Image: images["nginx-v1"]},
-		})).To(Succeed())
-
-		queries := dashboardQueries()
-		Expect(queries).NotTo(BeEmpty())
-		for _, q := range queries {
-			// The ScheduledEcho's first successful run may take a minute.
+// describeMonitoring declares the specs of the deployed operator as
+// Prometheus sees it, after startMonitoring. The last stops the operator.
+func describeMonitoring(m *monitored) {
+	Context("monitored by Prometheus", func() {
+		It("scrapes every replica through the ServiceMonitor with Prometheus' token, and a scrape without one is refused", func(ctx SpecContext) {
 			Eventually(ctx, func(g Gomega) {
-				g.Expect(query(ctx, g, q.expr)).NotTo(BeEmpty(), "panel %q returns no data: %s", q.panel, q.expr)
-			}).WithTimeout(150*time.Second).Should(Succeed(), "panel %q", q.panel)
-		}
-	})
+				targets := activeTargets(ctx, g, operatorScrapePool)
+				g.Expect(targets).To(HaveLen(2), "the targets: %v", activeTargets(ctx, g, ""))
+				for _, t := range targets {
+					g.Expect(t.Health).To(Equal("up"), "%s: %s", t.ScrapeURL, t.LastError)
+				}
+			}).WithTimeout(4 * time.Minute).Should(Succeed())
+			Eventually(ctx, func(g Gomega) {
+				leading := query(ctx, g, fmt.Sprintf(`sum(leader_election_master_status{namespace=%q, name=%q})`, operatorNamespace, kube.LeaderElectionID))
+				g.Expect(leading).To(HaveLen(1))
+				g.Expect(leading[0].value(g)).To(BeEquivalentTo(1), "one replica leads")
+			}).Should(Succeed())
 
-	It("raises the operator-down alert when no replica runs", func(ctx SpecContext) {
-		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: managerDeployment, Namespace: operatorNamespace}}
-		testenv.Update(ctx, k8sClient, d, func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](0) })
-		Eventually(ctx, func(g Gomega) {
-			g.Expect(activeTargets(ctx, g, operatorScrapePool)).To(BeEmpty())
-			g.Expect(query(ctx, g, fmt.Sprintf(`up{namespace=%q} == 1`, operatorNamespace))).To(BeEmpty())
-		}).WithTimeout(time.Minute).Should(Succeed())
-		expectAlertFires(ctx, `alertname="SeedOperatorDown"`)
+			By("a ServiceMonitor that sends no token")
+			Eventually(ctx, func(g Gomega) {
+				targets := activeTargets(ctx, g, "serviceMonitor/"+operatorNamespace+"/e2e-anonymous/0")
+				g.Expect(targets).To(HaveLen(2), "the targets: %v", activeTargets(ctx, g, ""))
+				for _, t := range targets {
+					g.Expect(t.Health).To(Equal("down"))
+					g.Expect(t.LastError).To(ContainSubstring("401"))
+				}
+			}).Should(Succeed())
+		})
+
+		It("follows a WebServer's replicas as it scales", func(ctx SpecContext) {
+			ws := readyWebServer(ctx, m.namespace, "scaled")
+			series := func(name string) string {
+				return fmt.Sprintf(`%s{namespace=%q, name=%q}`, name, m.namespace, ws.Name)
+			}
+			expectValue(ctx, series("seed_webserver_replicas_ready"), 1)
+			testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](2) })
+			expectValue(ctx, series("seed_webserver_replicas_desired"), 2)
+			expectValue(ctx, series("seed_webserver_replicas_ready"), 2)
+		})
+
+		It("fires the alert of a WebServer whose image cannot be pulled, and resolves it once the image is fixed", func(ctx SpecContext) {
+			image := images["nginx-v1"]
+			ws := &seedv1alpha1.WebServer{
+				ObjectMeta: metav1.ObjectMeta{Name: "unpullable", Namespace: m.namespace},
+				Spec:       seedv1alpha1.WebServerSpec{Image: strings.Split(image, "@")[0] + "-missing"},
+			}
+			Expect(k8sClient.Create(ctx, ws)).To(Succeed())
+			alert := fmt.Sprintf(`alertname="SeedWebServerUnavailable", namespace=%q, name=%q`, m.namespace, ws.Name)
+			expectAlertFires(ctx, alert)
+
+			By("the image fixed")
+			testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = image })
+			expectReady(ctx, ws)
+			expectAlertResolved(ctx, alert)
+		})
+
+		It("fires the alert of an Echo whose Job failed", func(ctx SpecContext) {
+			// The nginx image has no echo program: the pod fails to start,
+			// and with no retries the Job fails.
+			echo := &seedv1alpha1.Echo{
+				ObjectMeta: metav1.ObjectMeta{Name: "failing", Namespace: m.namespace},
+				Spec:       seedv1alpha1.EchoSpec{Message: "never printed", Image: images["nginx-v1"], BackoffLimit: ptr.To[int32](0)},
+			}
+			Expect(k8sClient.Create(ctx, echo)).To(Succeed())
+			expectAlertFires(ctx, fmt.Sprintf(`alertname="SeedEchoFailed", namespace=%q, name=%q`, m.namespace, echo.Name))
+		})
+
+		It("answers every query of the dashboard with data", func(ctx SpecContext) {
+			queries := dashboardQueries()
+			Expect(queries).NotTo(BeEmpty())
+			for _, q := range queries {
+				// The ScheduledEcho's first successful run may take a minute
+				// from the fleet's making.
+				Eventually(ctx, func(g Gomega) {
+					g.Expect(query(ctx, g, q.expr)).NotTo(BeEmpty(), "panel %q returns no data: %s", q.panel, q.expr)
+				}).WithTimeout(150*time.Second).Should(Succeed(), "panel %q", q.panel)
+			}
+		})
+
+		It("raises the operator-down alert when no replica runs", func(ctx SpecContext) {
+			d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: managerDeployment, Namespace: operatorNamespace}}
+			testenv.Update(ctx, k8sClient, d, func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](0) })
+			Eventually(ctx, func(g Gomega) {
+				g.Expect(activeTargets(ctx, g, operatorScrapePool)).To(BeEmpty())
+				g.Expect(query(ctx, g, fmt.Sprintf(`up{namespace=%q} == 1`, operatorNamespace))).To(BeEmpty())
+			}).WithTimeout(time.Minute).Should(Succeed())
+			expectAlertFires(ctx, `alertname="SeedOperatorDown"`)
+		})
 	})
-})
+}
 
 // sample is one series of a PromQL query's result.
 type sample struct {
