@@ -263,8 +263,9 @@ func activeTargets(ctx context.Context, g Gomega, pool string) []target {
 // each took.
 func expectAlertFires(ctx context.Context, labels string) {
 	states := func(g Gomega) []string {
-		var seen []string
-		for _, s := range query(ctx, g, fmt.Sprintf(`ALERTS{window=%q, %s}`, shortWindow, labels)) {
+		alerts := query(ctx, g, fmt.Sprintf(`ALERTS{window=%q, %s}`, shortWindow, labels))
+		seen := make([]string, 0, len(alerts))
+		for _, s := range alerts {
 			seen = append(seen, s.Metric["alertstate"])
 		}
 		return seen
