@@ -347,27 +347,14 @@ func anonymousServiceMonitor() []byte {
 type panelQuery struct{ panel, expr string }
 
 // dashboardQueries are the queries of the dashboard config/grafana ships,
-// with its namespace variable standing for every namespace.
+// as Prometheus can run them.
 func dashboardQueries() []panelQuery {
-	files, err := filepath.Glob(filepath.Join(root, "config", "grafana", "*.json"))
+	d, err := testenv.ReadDashboard()
 	Expect(err).NotTo(HaveOccurred())
 	var queries []panelQuery
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		Expect(err).NotTo(HaveOccurred())
-		var dashboard struct {
-			Panels []struct {
-				Title   string `json:"title"`
-				Targets []struct {
-					Expr string `json:"expr"`
-				} `json:"targets"`
-			} `json:"panels"`
-		}
-		Expect(json.Unmarshal(data, &dashboard)).To(Succeed(), file)
-		for _, p := range dashboard.Panels {
-			for _, t := range p.Targets {
-				queries = append(queries, panelQuery{panel: p.Title, expr: strings.ReplaceAll(t.Expr, "$namespace", ".*")})
-			}
+	for _, p := range d.Panels {
+		for _, t := range p.Targets {
+			queries = append(queries, panelQuery{panel: p.Title, expr: testenv.DashboardQuery(t.Expr)})
 		}
 	}
 	return queries

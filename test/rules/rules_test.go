@@ -16,14 +16,15 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 const (
-	dashboardFile = "../../config/grafana/seed-operator-dashboard.json"
-	rulesFile     = "../../config/prometheus/rules.yaml"
-	testsFile     = "testdata/rules_test.yaml"
-	runbooksDir   = "../../docs/runbooks"
-	runbookURL    = "https://github.com/seed-operators/seed-operator/blob/main/docs/runbooks/"
+	rulesFile   = "../../config/prometheus/rules.yaml"
+	testsFile   = "testdata/rules_test.yaml"
+	runbooksDir = "../../docs/runbooks"
+	runbookURL  = "https://github.com/seed-operators/seed-operator/blob/main/docs/runbooks/"
 )
 
 // A runbook says what the alert means, how to confirm it, and how to fix it.
@@ -138,30 +139,15 @@ func runPromtool(t *testing.T, promtool, dir string, args ...string) {
 	}
 }
 
-type dashboard struct {
-	Panels []struct {
-		ID          int    `json:"id"`
-		Type        string `json:"type"`
-		Title       string `json:"title"`
-		Description string `json:"description"`
-		Targets     []struct {
-			RefID string `json:"refId"`
-			Expr  string `json:"expr"`
-		} `json:"targets"`
-	} `json:"panels"`
-}
-
-// dashboardVariables are the dashboard's variables, each with a value
-// that stands for any of its own in a query.
-var dashboardVariables = strings.NewReplacer("$namespace", ".*")
-
 // TestDashboardQueriesParse checks that every panel of the dashboard has
 // a title, a description and queries, and that each query parses as
 // Prometheus parses it: promtool checks them as recording rules.
 func TestDashboardQueriesParse(t *testing.T) {
 	promtool := promtoolPath(t)
-	var d dashboard
-	readYAML(t, dashboardFile, &d)
+	d, err := testenv.ReadDashboard()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var rules []map[string]string
 	for _, p := range d.Panels {
 		if p.Type == "row" {
@@ -173,12 +159,12 @@ func TestDashboardQueriesParse(t *testing.T) {
 		for _, target := range p.Targets {
 			rules = append(rules, map[string]string{
 				"record": fmt.Sprintf("dashboard:panel_%d_%s", p.ID, target.RefID),
-				"expr":   dashboardVariables.Replace(target.Expr),
+				"expr":   testenv.DashboardQuery(target.Expr),
 			})
 		}
 	}
 	if len(rules) == 0 {
-		t.Fatalf("%s has no queries", dashboardFile)
+		t.Fatalf("%s has no queries", testenv.DashboardFile())
 	}
 	data, err := yaml.Marshal(map[string]any{"groups": []any{map[string]any{"name": "dashboard", "rules": rules}}})
 	if err != nil {
