@@ -23,44 +23,26 @@ import (
 // once its informers have synced.
 const listTimeout = 10 * time.Second
 
-// kinds are the resources the collector reads, each with its series.
-var kinds = []struct {
+// resourceKind is a kind of resource the collector reads, with its series.
+type resourceKind struct {
 	kind    string
 	list    func() client.ObjectList
 	samples func(obj kube.Object) []sample
-	metrics []*metric
-}{
-	{
-		kind:    "WebServer",
-		list:    func() client.ObjectList { return &seedv1alpha1.WebServerList{} },
-		samples: func(obj kube.Object) []sample { return webServerSamples(obj.(*seedv1alpha1.WebServer)) },
-		metrics: []*metric{webServerReplicasDesired, webServerReplicas, webServerReplicasReady, webServerReplicasUpdated,
-			webServerRolloutInProgress, webServerRolloutStalled},
-	},
-	{
-		kind:    "Echo",
-		list:    func() client.ObjectList { return &seedv1alpha1.EchoList{} },
-		samples: func(obj kube.Object) []sample { return echoSamples(obj.(*seedv1alpha1.Echo)) },
-		metrics: []*metric{echoPhase, echoRunDuration},
-	},
-	{
-		kind:    "ScheduledEcho",
-		list:    func() client.ObjectList { return &seedv1alpha1.ScheduledEchoList{} },
-		samples: func(obj kube.Object) []sample { return scheduledEchoSamples(obj.(*seedv1alpha1.ScheduledEcho)) },
-		metrics: []*metric{scheduledEchoLastSchedule, scheduledEchoLastSuccess, scheduledEchoNextSchedule, scheduledEchoActive, scheduledEchoSuspended},
-	},
-	{
-		kind:    "ImmortalContainer",
-		list:    func() client.ObjectList { return &seedv1alpha1.ImmortalContainerList{} },
-		samples: func(obj kube.Object) []sample { return immortalContainerSamples(obj.(*seedv1alpha1.ImmortalContainer)) },
-		metrics: []*metric{immortalContainerPodStarts, immortalContainerPodStart, immortalContainerNextStart},
-	},
-	{
-		kind:    "DemoVolume",
-		list:    func() client.ObjectList { return &seedv1alpha1.DemoVolumeList{} },
-		samples: func(obj kube.Object) []sample { return demoVolumeSamples(obj.(*seedv1alpha1.DemoVolume)) },
-		metrics: []*metric{demoVolumeRequested, demoVolumeCapacity, demoVolumePhase, demoVolumeResizing},
-	},
+}
+
+// kindOf is the kind whose resources are Ts, each with the samples of
+// samples.
+func kindOf[T kube.Object](kind string, list func() client.ObjectList, samples func(T) []sample) resourceKind {
+	return resourceKind{kind: kind, list: list, samples: func(obj kube.Object) []sample { return samples(obj.(T)) }}
+}
+
+// kinds are the resources the collector reads, each with its series.
+var kinds = []resourceKind{
+	kindOf("WebServer", func() client.ObjectList { return &seedv1alpha1.WebServerList{} }, webServerSamples),
+	kindOf("Echo", func() client.ObjectList { return &seedv1alpha1.EchoList{} }, echoSamples),
+	kindOf("ScheduledEcho", func() client.ObjectList { return &seedv1alpha1.ScheduledEchoList{} }, scheduledEchoSamples),
+	kindOf("ImmortalContainer", func() client.ObjectList { return &seedv1alpha1.ImmortalContainerList{} }, immortalContainerSamples),
+	kindOf("DemoVolume", func() client.ObjectList { return &seedv1alpha1.DemoVolumeList{} }, demoVolumeSamples),
 }
 
 // cacheObjects counts what the cache holds of the objects the operator owns.
@@ -129,13 +111,8 @@ func listsOf(scheme *runtime.Scheme, owned []cached.Owned) (map[string]func() cl
 
 // Describe sends the description of every series the collector makes.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- resourceReady.desc
-	ch <- resourceGenerationLag.desc
-	ch <- cacheObjects.desc
-	for _, k := range kinds {
-		for _, m := range k.metrics {
-			ch <- m.desc
-		}
+	for _, m := range metrics {
+		ch <- m.desc
 	}
 }
 

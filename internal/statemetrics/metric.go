@@ -33,8 +33,14 @@ func kindGauge(name, help string, extra ...string) *metric {
 	return newMetric(name, help, prometheus.GaugeValue, append(append([]string{"kind"}, resourceLabels...), extra...))
 }
 
+// metrics are every family the package defines, which the collector
+// describes: a series of one not made by newMetric cannot be sent.
+var metrics []*metric
+
 func newMetric(name, help string, valueType prometheus.ValueType, labels []string) *metric {
-	return &metric{name: name, desc: prometheus.NewDesc(name, help, labels, nil), valueType: valueType}
+	m := &metric{name: name, desc: prometheus.NewDesc(name, help, labels, nil), valueType: valueType}
+	metrics = append(metrics, m)
+	return m
 }
 
 // sample is one series' value, its labels in the order of its metric's.
