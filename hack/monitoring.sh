@@ -22,12 +22,7 @@ source hack/record.sh
 
 # recorded NAME is the reference of the image NAME make monitoring-images
 # pushed.
-recorded() {
-  local ref
-  ref=$(image "$1" "$MONITORING_IMAGES_RECORD")
-  [[ -n $ref ]] || { echo "no $1 image in $MONITORING_IMAGES_RECORD: run make monitoring-images" >&2; exit 1; }
-  echo "$ref"
-}
+recorded() { recorded_image "$1" "$MONITORING_IMAGES_RECORD" monitoring-images; }
 
 # operator writes upstream's bundle in this namespace, with the images
 # built here.
