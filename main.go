@@ -3,6 +3,8 @@ package main
 
 import (
 	"crypto/tls"
+	_ "embed"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,7 +12,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -33,11 +37,21 @@ import (
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/metricsauth"
 	"github.com/seed-operators/seed-operator/internal/reconnect"
+	"github.com/seed-operators/seed-operator/internal/selfmonitor"
 	"github.com/seed-operators/seed-operator/internal/statemetrics"
 	"github.com/seed-operators/seed-operator/internal/watch"
 )
 
 var scheme = runtime.NewScheme()
+
+// The ServiceMonitor and PrometheusRule that config/prometheus installs
+// with kustomize, which the operator keeps itself with --metrics-service.
+var (
+	//go:embed config/prometheus/monitor.yaml
+	serviceMonitor []byte
+	//go:embed config/prometheus/rules.yaml
+	prometheusRule []byte
+)
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
@@ -59,6 +73,7 @@ type options struct {
 	retryPeriod            time.Duration
 	gracefulShutdownPeriod time.Duration
 	concurrentReconciles   int
+	metricsService         string
 }
 
 func main() {
@@ -95,6 +110,9 @@ func main() {
 	// workers take 118 s and 1 worker 154 s (docs/performance.md).
 	flag.IntVar(&o.concurrentReconciles, "max-concurrent-reconciles", 32,
 		"How many custom resources of each kind are reconciled at once.")
+	flag.StringVar(&o.metricsService, "metrics-service", "",
+		"The Service of the metrics endpoint, in the operator's namespace (POD_NAMESPACE). When set, the operator keeps a ServiceMonitor "+
+			"and a PrometheusRule for it while prometheus-operator's API is served (the OLM bundle cannot ship them). Empty: it keeps none.")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -178,6 +196,11 @@ func run(o options) error {
 	if err := statemetrics.Register(mgr, controllers.Owned...); err != nil {
 		return err
 	}
+	if o.metricsService != "" {
+		if err := keepSelfMonitor(mgr, o.metricsService); err != nil {
+			return err
+		}
+	}
 	// go_build_info names the operator's binary, so that the alerts can
 	// tell its series from other operators' without knowing how it was
 	// installed.
@@ -195,6 +218,32 @@ func run(o options) error {
 	setupLog.Info("Starting the manager", "namespaces", namespaceNames(namespaces), "goMemoryLimit", memoryLimitText(memoryLimit))
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running the manager: %w", err)
+	}
+	return nil
+}
+
+// keepSelfMonitor has the leader keep the ServiceMonitor and PrometheusRule
+// of the metrics Service named service, in the operator's namespace.
+func keepSelfMonitor(mgr ctrl.Manager, service string) error {
+	namespace := os.Getenv("POD_NAMESPACE")
+	if namespace == "" {
+		return errors.New("--metrics-service needs POD_NAMESPACE, the namespace of the Service")
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("creating a discovery client: %w", err)
+	}
+	keeper := &selfmonitor.Keeper{
+		Client:    mgr.GetClient(),
+		Reader:    mgr.GetAPIReader(),
+		Discovery: disco,
+		Service:   types.NamespacedName{Namespace: namespace, Name: service},
+		Manifests: [][]byte{serviceMonitor, prometheusRule},
+		Period:    selfmonitor.DefaultPeriod,
+		Log:       ctrl.Log.WithName("selfmonitor"),
+	}
+	if err := mgr.Add(keeper); err != nil {
+		return fmt.Errorf("adding the ServiceMonitor's keeper: %w", err)
 	}
 	return nil
 }

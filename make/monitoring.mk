@@ -5,8 +5,11 @@
 ##@ Monitoring
 
 MONITORING_IMAGES_RECORD = $(LOCALBIN)/cluster/monitoring-images.json
+# The pinned prometheus-operator module's source, downloaded if need be:
+# its bundle and CRDs. A shell expansion, for recipes.
+PROMETHEUS_OPERATOR_MODULE_DIR = $$(cd hack/tools/monitoring && go list -m -f '{{.Dir}}' github.com/prometheus-operator/prometheus-operator)
 MONITORING_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MONITORING_IMAGES_RECORD=$(MONITORING_IMAGES_RECORD) \
-	PROMETHEUS_OPERATOR_MODULE_DIR=$$(cd hack/tools/monitoring && go list -m -f '{{.Dir}}' github.com/prometheus-operator/prometheus-operator) \
+	PROMETHEUS_OPERATOR_MODULE_DIR=$(PROMETHEUS_OPERATOR_MODULE_DIR) \
 	STEER="env $(CLUSTER_ENV) $(CLUSTER) steer"
 
 .PHONY: monitoring

@@ -52,6 +52,7 @@ test-olm: olm-up olmv1-up operator-sdk ## Run the OLM suite against the local cl
 		PREVIOUS_VERSION=$(PREVIOUS_VERSION) PREVIOUS_CATALOG_IMG=$(PREVIOUS_CATALOG_IMG) \
 		REGISTRY_TLS=$$($(CLUSTER_ENV) $(CLUSTER) registry-tls) CLUSTER_CA=$(CLUSTER_CA) \
 		IMAGES_RECORD=$(IMAGES_RECORD) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
+		PROMETHEUS_OPERATOR_CRDS=$(PROMETHEUS_OPERATOR_MODULE_DIR)/example/prometheus-operator-crd \
 		$(GO) test -tags olm ./test/olm -timeout 40m -v -ginkgo.v -ginkgo.fail-on-empty $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
 
 # The benchmark's sizes: BENCH_N=100,1000,5000 where the machine has room.

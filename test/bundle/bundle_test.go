@@ -90,9 +90,10 @@ func TestBundleDescribesThisOperator(t *testing.T) {
 }
 
 // The CSV asks for exactly the rules config/rbac grants the operator's
-// ServiceAccount, no more: the manager's and the leader election's as
-// permissions (config/manifests makes the manager's ClusterRole a Role),
-// every other role bound to it as clusterPermissions.
+// ServiceAccount, and config/manifests' Role for its own ServiceMonitor, no
+// more: the manager's, the leader election's and that one as permissions
+// (config/manifests makes the manager's ClusterRole a Role), every other
+// role bound to it as clusterPermissions.
 func TestBundlePermissionsAreConfigRBAC(t *testing.T) {
 	g := NewWithT(t)
 	rbac := filepath.Join(testenv.ProjectRoot(), "config", "rbac")
@@ -101,6 +102,10 @@ func TestBundlePermissionsAreConfigRBAC(t *testing.T) {
 	var account string
 	files, err := filepath.Glob(filepath.Join(rbac, "*.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
+	monitoring, err := filepath.Glob(filepath.Join(testenv.ProjectRoot(), "config", "manifests", "monitoring_*.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(monitoring).NotTo(BeEmpty())
+	files = append(files, monitoring...)
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		g.Expect(err).NotTo(HaveOccurred())
@@ -125,10 +130,11 @@ func TestBundlePermissionsAreConfigRBAC(t *testing.T) {
 	}
 	g.Expect(account).NotTo(BeEmpty(), "no ServiceAccount in config/rbac")
 
+	prefixed := "seed-operator-" + account
 	var permissions, clusterPermissions []rbacv1.PolicyRule
 	for _, binding := range bindings {
 		if !slices.ContainsFunc(binding.Subjects, func(s rbacv1.Subject) bool {
-			return s.Kind == rbacv1.ServiceAccountKind && s.Name == account
+			return s.Kind == rbacv1.ServiceAccountKind && (s.Name == account || s.Name == prefixed)
 		}) {
 			continue
 		}
@@ -144,7 +150,6 @@ func TestBundlePermissionsAreConfigRBAC(t *testing.T) {
 	g.Expect(clusterPermissions).NotTo(BeEmpty())
 
 	strategy := loadBundle(t, filepath.Join(testenv.ProjectRoot(), "bundle")).CSV.Spec.InstallStrategy.StrategySpec
-	prefixed := "seed-operator-" + account
 	g.Expect(strategy.Permissions).To(HaveExactElements(And(
 		HaveField("ServiceAccountName", prefixed),
 		HaveField("Rules", ConsistOf(permissions)),
@@ -153,4 +158,20 @@ func TestBundlePermissionsAreConfigRBAC(t *testing.T) {
 		HaveField("ServiceAccountName", prefixed),
 		HaveField("Rules", ConsistOf(clusterPermissions)),
 	)))
+}
+
+// OLM v0 fails the whole InstallPlan when a bundle object's kind is not
+// served, so a ServiceMonitor or a PrometheusRule in the bundle would make
+// it install only where prometheus-operator is: the operator keeps them
+// itself (--metrics-service) instead.
+func TestBundleNeedsNoOtherOperatorsAPI(t *testing.T) {
+	g := NewWithT(t)
+	b := loadBundle(t, filepath.Join(testenv.ProjectRoot(), "bundle"))
+	g.Expect(b.Objects).NotTo(BeEmpty())
+	for _, o := range b.Objects {
+		g.Expect(o.GroupVersionKind().Group).To(BeElementOf("", "apiextensions.k8s.io", "rbac.authorization.k8s.io", "operators.coreos.com"),
+			"%s %s", o.GetKind(), o.GetName())
+	}
+	args := b.CSV.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.Containers[0].Args
+	g.Expect(args).To(ContainElement("--metrics-service=seed-operator-controller-manager-metrics-service"))
 }

@@ -24,6 +24,10 @@ import (
 // them. The specs run one at a time: OperatorGroups that overlap and
 // provide the same APIs conflict.
 var _ = Describe("Installed by OLM from the catalog", Ordered, Serial, func() {
+	// Where prometheus-operator is, the operator keeps its ServiceMonitor
+	// and PrometheusRule; the other specs install it where it is not.
+	BeforeAll(servePrometheusOperatorAPI)
+
 	// targets are the namespaces an install mode watches, given the
 	// operator's own and two others; none is every namespace.
 	DescribeTable("in each install mode",
@@ -66,6 +70,7 @@ var _ = Describe("Installed by OLM from the catalog", Ordered, Serial, func() {
 				outside = createNamespace(ctx, "seed-c")
 			}
 			expectConfined(ctx, own, watched, outside)
+			expectSelfMonitored(ctx, own)
 			if len(watched) > 0 {
 				expectIgnored(ctx, outside)
 			}
