@@ -105,6 +105,10 @@ var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func
 		Eventually(ctx, func(g Gomega) { g.Expect(managerPods(ctx, operatorNamespace)).To(HaveLen(2)) }).Should(Succeed())
 	})
 
+	It("logs JSON, with the resource and the reconcile's ID in a reconcile's lines", func(ctx SpecContext) {
+		expectStructuredLogs(ctx, createNamespace(ctx, "logs", nil))
+	})
+
 	describeMonitoring(&m)
 })
 
