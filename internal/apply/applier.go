@@ -92,8 +92,9 @@ func (a *Applier) ConflictSource(owner kube.Object) (source.Source, error) {
 type ApplyOption func(*applyOptions)
 
 type applyOptions struct {
-	exclusive bool
-	adoptable Adoptable
+	exclusive  bool
+	deliberate bool
+	adoptable  Adoptable
 }
 
 // Exclusive makes the operator's spec the whole spec of the object: spec
@@ -102,6 +103,13 @@ type applyOptions struct {
 // immutable fields the API server fills in, such as a Job's selector.
 func Exclusive() ApplyOption {
 	return func(o *applyOptions) { o.exclusive = true }
+}
+
+// Deliberate records a change Apply makes as an update, not as drift put
+// back, though the owner's spec did not change: one the operator decided
+// from what it observed, such as a rollback.
+func Deliberate() ApplyOption {
+	return func(o *applyOptions) { o.deliberate = true }
 }
 
 // AdoptIf lets Apply take over an object that the owner does not control
@@ -158,7 +166,7 @@ func (a *Applier) Apply(ctx context.Context, owner kube.Object, desired ApplyCon
 	if err := a.checkControlled(ctx, owner, kind, previous, o.adoptable); err != nil {
 		return err
 	}
-	return a.update(ctx, owner, desired, key, previous, live, o.exclusive)
+	return a.update(ctx, owner, desired, key, previous, live, o)
 }
 
 // create creates the object desired describes, unless one of its name
@@ -179,14 +187,14 @@ func (a *Applier) create(
 		return false, fmt.Errorf("reading the created %s %s: %w", kind, key, err)
 	}
 	a.conflicts.resolved(conflictKey{kind: kind, namespace: key.Namespace, name: key.Name, owner: owner.GetUID()})
-	a.recordChange(owner, live, kind, true, true, nil)
+	a.recordChange(owner, live, kind, true, true, kube.SpecObserved(owner), nil)
 	return false, nil
 }
 
 // update applies desired to previous, an object of the owner's, as the
 // cache or the API server has it, unless it already matches.
 func (a *Applier) update(
-	ctx context.Context, owner kube.Object, desired ApplyConfiguration, key client.ObjectKey, previous, live client.Object, exclusive bool,
+	ctx context.Context, owner kube.Object, desired ApplyConfiguration, key client.ObjectKey, previous, live client.Object, o applyOptions,
 ) error {
 	kind := ptr.Deref(desired.GetKind(), "")
 	want, err := typedDesired(desired)
@@ -194,7 +202,7 @@ func (a *Applier) update(
 		return fmt.Errorf("reading the desired %s %s: %w", kind, key, err)
 	}
 	var foreign []string
-	if exclusive {
+	if o.exclusive {
 		if foreign, err = strayManagers(previous, want); err != nil {
 			return fmt.Errorf("reading who manages %s %s: %w", kind, key, err)
 		}
@@ -219,15 +227,16 @@ func (a *Applier) update(
 	if err := remarshal(desired, live); err != nil {
 		return fmt.Errorf("reading the applied %s %s: %w", kind, key, err)
 	}
-	a.recordChange(owner, live, kind, created, len(foreign) > 0 || previous.GetResourceVersion() != live.GetResourceVersion(), foreign)
+	changed := len(foreign) > 0 || previous.GetResourceVersion() != live.GetResourceVersion()
+	a.recordChange(owner, live, kind, created, changed, kube.SpecObserved(owner) && !o.deliberate, foreign)
 	return nil
 }
 
 // recordChange records on owner an event for what an apply did to live, if
 // it did anything (changeReason), and counts a repair of drift, which the
 // foreign managers' fields removed (if any) tell the source of.
-func (a *Applier) recordChange(owner kube.Object, live client.Object, kind string, created, changed bool, foreign []string) {
-	reason, verb := changeReason(created, changed, kube.SpecObserved(owner))
+func (a *Applier) recordChange(owner kube.Object, live client.Object, kind string, created, changed, specObserved bool, foreign []string) {
+	reason, verb := changeReason(created, changed, specObserved)
 	if reason == "" {
 		return
 	}
@@ -289,7 +298,7 @@ func (a *Applier) apply(
 		// object, and the owner goes with it. A conflict is a create that
 		// found the name taken, which Apply reports as it finds why.
 		if !namespaceTerminating(err) && !apierrors.IsConflict(err) {
-			a.warn(owner, "Apply", "Could not apply %s %s: %v", kind, key.Name, err)
+			a.Warn(owner, ReasonApplyFailed, "Apply", "Could not apply %s %s: %v", kind, key.Name, err)
 		}
 		return false, fmt.Errorf("applying %s %s: %w", kind, key, err)
 	}
@@ -300,11 +309,11 @@ func (a *Applier) apply(
 // event.
 const maxEventNote = 1024
 
-// warn records a warning event on owner, cut to the length an event may
-// have: the API server's error messages can be longer, and an event that
-// is too long is dropped entirely.
-func (a *Applier) warn(owner kube.Object, action, format string, args ...any) {
-	a.Recorder.Eventf(owner, nil, corev1.EventTypeWarning, ReasonApplyFailed, action, "%s", truncate(fmt.Sprintf(format, args...), maxEventNote))
+// Warn records a warning event on owner, cut to the length an event may
+// have: the API server's and the kubelet's messages can be longer, and an
+// event that is too long is dropped entirely.
+func (a *Applier) Warn(owner kube.Object, reason, action, format string, args ...any) {
+	a.Recorder.Eventf(owner, nil, corev1.EventTypeWarning, reason, action, "%s", truncate(fmt.Sprintf(format, args...), maxEventNote))
 }
 
 // truncate cuts s to at most limit bytes, on a character boundary, and

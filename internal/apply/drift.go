@@ -159,7 +159,8 @@ func (a *Applier) removeForeignSpecFields(
 	target, _ := current.DeepCopyObject().(client.Object)
 	if err := a.Writer.Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(kube.FieldManager)); err != nil {
 		added := strings.Join(foreign, ", ")
-		a.warn(owner, "Update", "Could not remove the spec fields %s added to %s %s: %v", added, ptr.Deref(desired.GetKind(), ""), current.GetName(), err)
+		a.Warn(owner, ReasonApplyFailed, "Update", "Could not remove the spec fields %s added to %s %s: %v",
+			added, ptr.Deref(desired.GetKind(), ""), current.GetName(), err)
 		return fmt.Errorf("removing the spec fields %s added: %w", added, err)
 	}
 	return nil
