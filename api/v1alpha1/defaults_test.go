@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"os"
+	"strconv"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -33,4 +34,22 @@ func TestImageDefaultsMatchTheCRDs(t *testing.T) {
 			g.Expect(string(image.Default.Raw)).To(Equal(`"` + tt.want + `"`))
 		})
 	}
+}
+
+// The rollout's defaults, likewise: the API server's, from the markers, and
+// the constants that WebServer's methods fall back to.
+func TestRolloutDefaultsMatchTheCRD(t *testing.T) {
+	g := NewWithT(t)
+	data, err := os.ReadFile("../../config/crd/bases/seed.example.com_webservers.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	g.Expect(yaml.Unmarshal(data, crd)).To(Succeed())
+
+	rollout := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["rollout"]
+	g.Expect(string(rollout.Default.Raw)).To(Equal(`{}`), "the rollout is defaulted, so that its fields are")
+	g.Expect(string(rollout.Properties["progressDeadlineSeconds"].Default.Raw)).To(Equal(strconv.Itoa(DefaultProgressDeadlineSeconds)))
+	g.Expect(string(rollout.Properties["autoRollback"].Default.Raw)).To(Equal(strconv.FormatBool(DefaultAutoRollback)))
+	ws := &WebServer{}
+	g.Expect(ws.ProgressDeadlineSeconds()).To(BeEquivalentTo(DefaultProgressDeadlineSeconds))
+	g.Expect(ws.AutoRollback()).To(BeTrue())
 }

@@ -17,6 +17,18 @@ const (
 	// WebServerProgressing mirrors the Deployment's Progressing condition: a
 	// rollout (scale or image change) is under way or has finished.
 	WebServerProgressing = "Progressing"
+
+	// ReasonRolledBack is the reason of Ready, and of a Warning event, when
+	// the pods of a new image did not become ready within the progress
+	// deadline and were put back on the last image that was available.
+	ReasonRolledBack = "RolledBack"
+)
+
+// Defaults of a WebServer's rollout, for clients that skip the API
+// server's defaulting.
+const (
+	DefaultProgressDeadlineSeconds = 120
+	DefaultAutoRollback            = true
 )
 
 // WebServerSpec is what the user asks for: nginx pods behind a Service.
@@ -81,6 +93,47 @@ type WebServerSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
 	Resources corev1.ResourceRequirements `json:"resources,omitempty,omitzero"`
+
+	// rollout is how a new image rolls out, and what happens when its pods
+	// do not become ready.
+	// +kubebuilder:default={}
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Rollout",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Rollout WebServerRollout `json:"rollout,omitempty,omitzero"`
+}
+
+// WebServerRollout is how a WebServer's pods move to a new image.
+type WebServerRollout struct {
+	// progressDeadlineSeconds is how long a rollout may go without a new
+	// pod becoming ready before it counts as failed: the Deployment's
+	// progress deadline.
+	// +kubebuilder:default=120
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Progress Deadline Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+
+	// autoRollback puts the pods back on the last image that was fully
+	// available when a new image fails to roll out by the deadline, and
+	// keeps them there until spec.image changes. The spec is left as it is.
+	// +kubebuilder:default=true
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Automatic Rollback",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	AutoRollback *bool `json:"autoRollback,omitempty"`
+}
+
+// WebServerRollback is a rollout that failed and was taken back.
+type WebServerRollback struct {
+	// image is the image whose pods did not become ready.
+	Image string `json:"image"`
+	// to is the image the pods went back to.
+	To string `json:"to"`
+	// reason is why the new pods did not become ready, as the scheduler or
+	// the kubelet said.
+	Reason string `json:"reason"`
+	// time is when the operator rolled back.
+	Time metav1.Time `json:"time"`
 }
 
 // WebServerStatus is what the operator observed.
@@ -111,6 +164,18 @@ type WebServerStatus struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Generation",xDescriptors={"urn:alm:descriptor:text"}
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// lastAvailableImage is the last image that every pod the spec asked
+	// for ran, ready: where a failed rollout goes back to.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Available Image",xDescriptors={"urn:alm:descriptor:text"}
+	LastAvailableImage string `json:"lastAvailableImage,omitempty"`
+
+	// rollback is the rollout of spec.image that failed and was taken back;
+	// the pods run its "to" image until spec.image changes.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Rollback",xDescriptors={"urn:alm:descriptor:text"}
+	Rollback *WebServerRollback `json:"rollback,omitempty"`
 
 	// conditions are Available, Progressing and Ready.
 	// +listType=map
@@ -174,4 +239,21 @@ func (w *WebServer) DesiredReplicas() int32 {
 		return 1
 	}
 	return *w.Spec.Replicas
+}
+
+// ProgressDeadlineSeconds is spec.rollout.progressDeadlineSeconds, or its
+// default.
+func (w *WebServer) ProgressDeadlineSeconds() int32 {
+	if w.Spec.Rollout.ProgressDeadlineSeconds == nil {
+		return DefaultProgressDeadlineSeconds
+	}
+	return *w.Spec.Rollout.ProgressDeadlineSeconds
+}
+
+// AutoRollback is spec.rollout.autoRollback, or its default.
+func (w *WebServer) AutoRollback() bool {
+	if w.Spec.Rollout.AutoRollback == nil {
+		return DefaultAutoRollback
+	}
+	return *w.Spec.Rollout.AutoRollback
 }

@@ -5,6 +5,8 @@ package webserver
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -38,10 +40,10 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=core,resources=pods,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile applies the desired Deployment and Service, then writes the
-// status observed from the Deployment and its pods. Owned objects are deleted by the
-// garbage collector through their owner references, so deletion needs no
-// finalizer.
+// Reconcile applies the desired Deployment and Service, rolls a failed
+// rollout back, then writes the status observed from the Deployment and
+// its pods. Owned objects are deleted by the garbage collector through
+// their owner references, so deletion needs no finalizer.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ws := &seedv1alpha1.WebServer{}
 	if err := r.Get(ctx, req.NamespacedName, ws); err != nil {
@@ -53,18 +55,44 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	original := ws.DeepCopy()
 
 	deployment := &appsv1.Deployment{}
-	applyErr := errors.Join(
-		r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment, apply.Exclusive()),
-		r.Applier.Apply(ctx, ws, desiredService(ws), &corev1.Service{}, apply.Exclusive()),
-	)
-
+	applyErr := r.applyOwned(ctx, ws, deployment)
 	pods, err := r.pods(ctx, ws.Namespace, ws.Name)
 	if err != nil {
 		return ctrl.Result{}, errors.Join(applyErr, err)
 	}
 
+	if rollback := failedRollout(ws, deployment, pods, time.Now()); rollback != nil && applyErr == nil {
+		if err := r.rollBack(ctx, ws, original, rollback); err != nil {
+			return ctrl.Result{}, err
+		}
+		original = ws.DeepCopy()
+		applyErr = r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment, apply.Exclusive(), apply.Deliberate())
+	}
+
 	computeStatus(ws, deployment, pods, applyErr)
 	return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, ws))
+}
+
+// applyOwned applies the desired Deployment, read back into deployment,
+// and Service.
+func (r *Reconciler) applyOwned(ctx context.Context, ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment) error {
+	return errors.Join(
+		r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment, apply.Exclusive()),
+		r.Applier.Apply(ctx, ws, desiredService(ws), &corev1.Service{}, apply.Exclusive()),
+	)
+}
+
+// rollBack records the rollback in the WebServer's status before the
+// Deployment goes back to the older image, so that a leader taking over
+// in between finds it rather than rolling the failed image out again, and
+// says so in a Warning event.
+func (r *Reconciler) rollBack(ctx context.Context, ws, original *seedv1alpha1.WebServer, rollback *seedv1alpha1.WebServerRollback) error {
+	ws.Status.Rollback = rollback
+	if err := kube.PatchStatus(ctx, r.Client, original, ws); err != nil {
+		return fmt.Errorf("recording the rollback of image %s: %w", rollback.Image, err)
+	}
+	r.Applier.Warn(ws, seedv1alpha1.ReasonRolledBack, "RollBack", "%s", rolledBackMessage(ws, rollback))
+	return nil
 }
 
 // Owned are the kinds of the objects a WebServer has, for the manager's

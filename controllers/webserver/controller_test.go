@@ -7,9 +7,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	. "github.com/onsi/gomega/gstruct"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -371,6 +373,91 @@ var _ = Describe("WebServer controller", func() {
 		Expect(meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady).Message).To(Equal(
 			"0 of 1 pods are ready; pod web-abc12 cannot run container nginx: CreateContainerConfigError: " +
 				"container has runAsNonRoot and image will run as root"))
+	})
+
+	It("rolls a new image whose pods do not become ready back to the last available one, once, and rolls the next image out", func(ctx SpecContext) {
+		const badImage, nextImage = "registry.example.com/nginx:missing", "docker.io/nginxinc/nginx-unprivileged:1.29.4-alpine"
+		createReady(ctx, "web")
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(webServer(ctx, g, "web").Status.LastAvailableImage).To(Equal(seedv1alpha1.DefaultWebServerImage))
+		}).Should(Succeed())
+
+		update(ctx, "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = badImage })
+		var d *appsv1.Deployment
+		Eventually(ctx, func(g Gomega) {
+			d = deploymentOf(ctx, "web")
+			g.Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", badImage)))
+		}).Should(Succeed())
+		Expect(*d.Spec.ProgressDeadlineSeconds).To(BeEquivalentTo(seedv1alpha1.DefaultProgressDeadlineSeconds))
+
+		// Plays the ReplicaSet controller, the kubelet and the Deployment
+		// controller: a new pod that cannot pull its image, and the rollout
+		// past its deadline.
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "web-new12", Namespace: namespace, Labels: d.Spec.Template.Labels},
+			Spec:       d.Spec.Template.Spec,
+		}
+		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
+			Name: containerName, Image: badImage,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+				Reason: "ImagePullBackOff", Message: `Back-off pulling image "` + badImage + `"`,
+			}},
+		}}
+		Expect(k8sClient.Status().Update(ctx, pod)).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			d := deploymentOf(ctx, "web")
+			d.Status.ObservedGeneration = d.Generation
+			d.Status.UpdatedReplicas = 1
+			d.Status.Replicas = 2
+			d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{
+				Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: progressDeadlineExceeded,
+				Message: `ReplicaSet "web-new" has timed out progressing.`, LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+			})
+			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+		}).Should(Succeed())
+
+		By("the Deployment back on the last available image, the spec as the user left it")
+		Eventually(ctx, func(g Gomega) {
+			d := deploymentOf(ctx, "web")
+			g.Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", seedv1alpha1.DefaultWebServerImage)))
+		}).Should(Succeed())
+		expectReady(ctx, "web", metav1.ConditionFalse, seedv1alpha1.ReasonRolledBack)
+		ws := webServer(ctx, Default, "web")
+		Expect(ws.Spec.Image).To(Equal(badImage))
+		Expect(ws.Status.Rollback).To(PointTo(MatchFields(IgnoreExtras, Fields{
+			"Image": Equal(badImage), "To": Equal(seedv1alpha1.DefaultWebServerImage),
+			"Reason": Equal(`pod web-new12 cannot run container nginx: ImagePullBackOff: Back-off pulling image "` + badImage + `"`),
+		})))
+		Expect(meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady).Message).To(HavePrefix(
+			"Image " + badImage + " did not roll out within 120s, so the pods went back to " + seedv1alpha1.DefaultWebServerImage))
+		expectEvent(ctx, "web", seedv1alpha1.ReasonRolledBack, "Image "+badImage+" did not roll out within 120s")
+
+		By("not trying the failed image again, and rolling back once")
+		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+		rollOut(ctx, "web")
+		Consistently(ctx, func(g Gomega) {
+			d := deploymentOf(ctx, "web")
+			g.Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", seedv1alpha1.DefaultWebServerImage)))
+			g.Expect(webServer(ctx, g, "web").Status.Rollback).NotTo(BeNil())
+		}, "2s").Should(Succeed())
+		events := &eventsv1.EventList{}
+		Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
+		var rolledBack []eventsv1.Event
+		Expect(events.Items).To(ContainElement(HaveField("Reason", seedv1alpha1.ReasonRolledBack), &rolledBack))
+		Expect(rolledBack).To(HaveLen(1))
+		Expect(events.Items).NotTo(ContainElement(HaveField("Reason", apply.ReasonRepaired)), "a rollback is no drift put back")
+
+		By("rolling the next image out as usual")
+		update(ctx, "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = nextImage })
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(deploymentOf(ctx, "web").Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", nextImage)))
+		}).Should(Succeed())
+		rollOut(ctx, "web")
+		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
+		ws = webServer(ctx, Default, "web")
+		Expect(ws.Status.Rollback).To(BeNil())
+		Expect(ws.Status.LastAvailableImage).To(Equal(nextImage))
 	})
 
 	It("recreates the Deployment and the Service when they are deleted", func(ctx SpecContext) {

@@ -34,6 +34,7 @@ func desiredDeployment(ws *seedv1alpha1.WebServer) *appsv1ac.DeploymentApplyConf
 		WithOwnerReferences(kube.ControllerReference(ws, gvk)).
 		WithSpec(appsv1ac.DeploymentSpec().
 			WithReplicas(ws.DesiredReplicas()).
+			WithProgressDeadlineSeconds(ws.ProgressDeadlineSeconds()).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(kube.SelectorLabels(kind, ws.Name))).
 			// New pods become ready before old ones go, so an image upgrade
 			// never lowers the serving capacity.
@@ -54,7 +55,7 @@ func desiredDeployment(ws *seedv1alpha1.WebServer) *appsv1ac.DeploymentApplyConf
 func podSpec(ws *seedv1alpha1.WebServer) *corev1ac.PodSpecApplyConfiguration {
 	container := corev1ac.Container().
 		WithName(containerName).
-		WithImage(ws.Spec.Image).
+		WithImage(podImage(ws)).
 		WithPorts(corev1ac.ContainerPort().
 			WithName(portName).
 			WithContainerPort(ws.Spec.ContainerPort).

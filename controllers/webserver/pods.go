@@ -44,8 +44,9 @@ func podProblem(pods []corev1.Pod) string {
 	return ""
 }
 
-// keepProblemStatus keeps of a pod's status what podProblem reads, for the
-// cache: the scheduler's condition and the waiting containers' states. The
+// keepProblemStatus keeps of a pod's status what podProblem and
+// whyNotReady read, for the cache: the scheduler's condition, the waiting
+// containers' states, and which containers run and are not ready. The
 // rest (IPs, start times, images, other conditions) is a quarter of what
 // the cache would hold of a pod, and a WebServer has one to each replica.
 func keepProblemStatus(obj client.Object) {
@@ -60,9 +61,13 @@ func keepProblemStatus(obj client.Object) {
 		}
 	}
 	for _, s := range pod.Status.ContainerStatuses {
-		if s.State.Waiting != nil {
+		switch {
+		case s.State.Waiting != nil:
 			kept.ContainerStatuses = append(kept.ContainerStatuses,
 				corev1.ContainerStatus{Name: s.Name, State: corev1.ContainerState{Waiting: s.State.Waiting}})
+		case s.State.Running != nil && !s.Ready:
+			kept.ContainerStatuses = append(kept.ContainerStatuses,
+				corev1.ContainerStatus{Name: s.Name, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}})
 		}
 	}
 	pod.Status = kept

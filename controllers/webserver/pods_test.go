@@ -14,8 +14,9 @@ import (
 	"github.com/seed-operators/seed-operator/internal/cached"
 )
 
-// The cache keeps, of a WebServer's pod, the scheduler's condition and the
-// waiting containers' states, without their times.
+// The cache keeps, of a WebServer's pod, the scheduler's condition, the
+// waiting containers' states, without their times, and which containers
+// run and are not ready.
 func TestKeepProblemStatus(t *testing.T) {
 	start := metav1.Now()
 	waiting := &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "Back-off pulling image"}
@@ -59,6 +60,15 @@ func TestKeepProblemStatus(t *testing.T) {
 			}},
 			want: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{
 				{Name: containerName, State: corev1.ContainerState{Waiting: waiting}},
+			}},
+		},
+		{
+			name: "a running container that is not ready keeps that it runs",
+			status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{
+				{Name: containerName, Image: "nginx:1.27", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: start}}},
+			}},
+			want: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{
+				{Name: containerName, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}},
 			}},
 		},
 	}

@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -34,9 +35,23 @@ func computeStatus(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, po
 	ws.Status.ReadyReplicas = deployment.Status.ReadyReplicas
 	ws.Status.UpdatedReplicas = deployment.Status.UpdatedReplicas
 
+	// A rollback holds only while the spec asks for the image it took back.
+	if rb := ws.Status.Rollback; rb != nil && rb.Image != ws.Spec.Image {
+		ws.Status.Rollback = nil
+	}
+
 	setFromDeployment(ws, seedv1alpha1.WebServerAvailable, deployment, appsv1.DeploymentAvailable)
 	setFromDeployment(ws, seedv1alpha1.WebServerProgressing, deployment, appsv1.DeploymentProgressing)
 	setReady(ws, deployment, podProblem(pods), applyErr)
+	if ready := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady); ready.Reason == reasonReady {
+		ws.Status.LastAvailableImage = podImage(ws)
+	}
+}
+
+// rolledBackMessage says which image did not roll out, why, and which
+// image the pods went back to.
+func rolledBackMessage(ws *seedv1alpha1.WebServer, rb *seedv1alpha1.WebServerRollback) string {
+	return fmt.Sprintf("Image %s did not roll out within %ds, so the pods went back to %s: %s", rb.Image, ws.ProgressDeadlineSeconds(), rb.To, rb.Reason)
 }
 
 // setFromDeployment copies one of the Deployment's conditions, which the
@@ -61,6 +76,8 @@ func setReady(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, problem
 	switch {
 	case applyErr != nil:
 		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, apply.FailureReason(applyErr), applyErr.Error())
+	case activeRollback(ws) != nil:
+		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, seedv1alpha1.ReasonRolledBack, rolledBackMessage(ws, activeRollback(ws)))
 	case got.ObservedGeneration < deployment.Generation:
 		kube.SetCondition(ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, reasonAwaitingDeployment,
 			fmt.Sprintf("The Deployment controller has not yet seen generation %d of the Deployment", deployment.Generation))

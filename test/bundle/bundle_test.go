@@ -69,24 +69,43 @@ func TestBundleDescribesThisOperator(t *testing.T) {
 	for _, owned := range csv.Spec.CustomResourceDefinitions.Owned {
 		g.Expect(owned.Resources).NotTo(BeEmpty(), owned.Name)
 		g.Expect(owned.Description).NotTo(BeEmpty(), owned.Name)
-		spec := make([]string, 0, len(owned.SpecDescriptors))
-		status := make([]string, 0, len(owned.StatusDescriptors))
+		i := slices.IndexFunc(b.V1CRDs, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return crd.Name == owned.Name })
+		g.Expect(i).NotTo(BeNumerically("<", 0), "no CRD %s in the bundle", owned.Name)
+		schema := b.V1CRDs[i].Spec.Versions[0].Schema.OpenAPIV3Schema
+		// A descriptor of a field within a field (rollout.autoRollback) is
+		// checked against the schema; the top level must have one each.
+		var spec, status []string
 		for _, d := range owned.SpecDescriptors {
 			g.Expect(d.XDescriptors).NotTo(BeEmpty(), "%s spec.%s", owned.Name, d.Path)
 			g.Expect(strings.TrimSpace(d.Description)).NotTo(BeEmpty(), "%s spec.%s", owned.Name, d.Path)
-			spec = append(spec, d.Path)
+			g.Expect(inSchema(schema.Properties["spec"], d.Path)).To(BeTrue(), "%s spec.%s is not in the schema", owned.Name, d.Path)
+			if !strings.Contains(d.Path, ".") {
+				spec = append(spec, d.Path)
+			}
 		}
 		for _, d := range owned.StatusDescriptors {
 			g.Expect(d.XDescriptors).NotTo(BeEmpty(), "%s status.%s", owned.Name, d.Path)
 			g.Expect(strings.TrimSpace(d.Description)).NotTo(BeEmpty(), "%s status.%s", owned.Name, d.Path)
-			status = append(status, d.Path)
+			g.Expect(inSchema(schema.Properties["status"], d.Path)).To(BeTrue(), "%s status.%s is not in the schema", owned.Name, d.Path)
+			if !strings.Contains(d.Path, ".") {
+				status = append(status, d.Path)
+			}
 		}
-		i := slices.IndexFunc(b.V1CRDs, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return crd.Name == owned.Name })
-		g.Expect(i).NotTo(BeNumerically("<", 0), "no CRD %s in the bundle", owned.Name)
-		schema := b.V1CRDs[i].Spec.Versions[0].Schema.OpenAPIV3Schema
 		g.Expect(spec).To(ConsistOf(slices.Collect(maps.Keys(schema.Properties["spec"].Properties))), "%s spec descriptors", owned.Name)
 		g.Expect(status).To(ConsistOf(slices.Collect(maps.Keys(schema.Properties["status"].Properties))), "%s status descriptors", owned.Name)
 	}
+}
+
+// inSchema tells whether the dotted path names a property of schema.
+func inSchema(schema apiextensionsv1.JSONSchemaProps, path string) bool {
+	for field := range strings.SplitSeq(path, ".") {
+		property, ok := schema.Properties[field]
+		if !ok {
+			return false
+		}
+		schema = property
+	}
+	return true
 }
 
 // The CSV asks for exactly the rules config/rbac grants the operator's

@@ -13,9 +13,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	. "github.com/onsi/gomega/gstruct"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
@@ -80,26 +82,63 @@ var _ = Describe("On the real node", func() {
 			}
 		})
 
-	It("rolls a WebServer out to a new image with no failed request from a client polling meanwhile", func(ctx SpecContext) {
-		ws := webServer(ctx, "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](2) })
+	It("rolls a WebServer back from an image that cannot be pulled, once though the leader dies, then out to a new one, with no failed request meanwhile", func(ctx SpecContext) {
+		ws := webServer(ctx, "web", func(ws *seedv1alpha1.WebServer) {
+			ws.Spec.Replicas = ptr.To[int32](2)
+			ws.Spec.Rollout.ProgressDeadlineSeconds = ptr.To[int32](20)
+		})
 		url := fmt.Sprintf("http://%s/", service(ctx, ws).Spec.ClusterIP)
 		// A Ready WebServer says nothing of kube-proxy: its new Service
-		// answers once the rules are in, and only the rollout is on trial.
+		// answers once the rules are in, and only the rollouts are on trial.
 		Eventually(ctx, func(g Gomega) { g.Expect(hostGet(url)).To(ContainSubstring(pageV1)) }).Should(Succeed())
 		poller := startPolling(url)
 		DeferCleanup(poller.stop)
 
+		By("an image that cannot be pulled, and the leader killed before its deadline")
+		missing := strings.Split(images["nginx-v1"], "@")[0] + "-missing"
+		changed := time.Now()
+		testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = missing })
+		killed := leader(ctx).kill()
+		testenv.ExpectCondition(ctx, k8sClient, ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, seedv1alpha1.ReasonRolledBack)
+		rolledBack := time.Since(changed).Round(100 * time.Millisecond)
+		GinkgoWriter.Printf("Rolled back %s after the image changed (20 s deadline), the leader killed %s after it\n",
+			rolledBack, killed.Sub(changed).Round(100*time.Millisecond))
+		AddReportEntry("rollback after the image changed", rolledBack.String())
+		Expect(ws.Spec.Image).To(Equal(missing), "the spec is the user's")
+		Expect(ws.Status.Rollback).To(PointTo(MatchFields(IgnoreExtras, Fields{
+			"Image": Equal(missing), "To": Equal(images["nginx-v1"]), "Reason": MatchRegexp("ErrImagePull|ImagePullBackOff"),
+		})))
+		testenv.ExpectEvent(ctx, k8sClient, ws, "WebServer", seedv1alpha1.ReasonRolledBack, missing)
+		Eventually(ctx, func(g Gomega) {
+			d := &appsv1.Deployment{}
+			g.Expect(k8sClient.Get(ctx, key(ws.Name), d)).To(Succeed())
+			g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(images["nginx-v1"]))
+			g.Expect(d.Status).To(MatchFields(IgnoreExtras, Fields{
+				"Replicas": BeEquivalentTo(2), "UpdatedReplicas": BeEquivalentTo(2), "ReadyReplicas": BeEquivalentTo(2),
+			}))
+		}).Should(Succeed())
+		Consistently(ctx, func(g Gomega) {
+			events := &eventsv1.EventList{}
+			g.Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
+			var rollbacks []eventsv1.Event
+			g.Expect(events.Items).To(ContainElement(HaveField("Reason", seedv1alpha1.ReasonRolledBack), &rollbacks))
+			g.Expect(rollbacks).To(HaveLen(1), "rolled back once")
+		}, "5s").Should(Succeed())
+
+		By("a new image, rolled out as usual")
 		testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = images["nginx-v2"] })
 		expectReady(ctx, ws)
 		Eventually(ctx, func(g Gomega) {
 			g.Expect(poller.tail(20)).To(HaveEach(ContainSubstring(pageV2)), "the last answers are all the new page")
 		}).Should(Succeed())
 		poller.stop()
+		Expect(ws.Status.Rollback).To(BeNil())
+		Expect(ws.Status.LastAvailableImage).To(Equal(images["nginx-v2"]))
 
 		requests, failures, pages := poller.result()
-		GinkgoWriter.Printf("Rollout: %d requests while rolling out, %d failed\n", requests, len(failures))
-		AddReportEntry("rollout", fmt.Sprintf("%d requests, %d failed", requests, len(failures)))
-		Expect(failures).To(BeEmpty(), "requests failed while rolling out")
+		GinkgoWriter.Printf("Rollouts: %d requests while rolling out and back, %d failed\n", requests, len(failures))
+		AddReportEntry("rollouts", fmt.Sprintf("%d requests, %d failed", requests, len(failures)))
+		Expect(failures).To(BeEmpty(), "requests failed while rolling out and back")
 		Expect(pages).To(HaveKey(ContainSubstring(pageV1)))
 		Expect(pages).To(HaveKey(ContainSubstring(pageV2)))
 	})
