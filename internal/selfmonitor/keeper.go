@@ -12,11 +12,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
@@ -88,12 +91,29 @@ func (k *Keeper) Sync(ctx context.Context) error {
 		if !served[object.GetKind()] {
 			continue
 		}
-		err := k.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(object), client.FieldOwner(kube.FieldManager), client.ForceOwnership)
-		if err != nil {
+		if err := k.apply(ctx, object, service); err != nil {
 			errs = append(errs, fmt.Errorf("applying %s %s: %w", object.GetKind(), client.ObjectKeyFromObject(object), err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// apply applies object, unless an object of its name exists that the
+// Service does not own: someone's own ServiceMonitor named after the
+// Service, say, which is left as it is.
+func (k *Keeper) apply(ctx context.Context, object *unstructured.Unstructured, service *corev1.Service) error {
+	existing := &unstructured.Unstructured{}
+	existing.SetGroupVersionKind(object.GroupVersionKind())
+	err := k.Reader.Get(ctx, client.ObjectKeyFromObject(object), existing)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return err
+	case !slices.ContainsFunc(existing.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == service.UID }):
+		k.Log.V(1).Info("Leaving alone an object that is not the operator's", "kind", object.GetKind(), "name", object.GetName())
+		return nil
+	}
+	return k.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(object), client.FieldOwner(kube.FieldManager), client.ForceOwnership)
 }
 
 // servedKinds are the kinds of prometheus-operator's API the API server

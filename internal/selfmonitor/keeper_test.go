@@ -71,6 +71,28 @@ var _ = Describe("The keeper of the operator's ServiceMonitor and PrometheusRule
 		Expect(get(ctx, Default, "PrometheusRule").Object["spec"]).To(Equal(want))
 	})
 
+	It("leaves alone an object of its name that is not the operator's", func(ctx SpecContext) {
+		other := createService(ctx, "other-metrics")
+		theirs := &unstructured.Unstructured{}
+		theirs.SetAPIVersion(Group + "/" + Version)
+		theirs.SetKind("ServiceMonitor")
+		theirs.SetNamespace(other.Namespace)
+		theirs.SetName(other.Name)
+		theirs.Object["spec"] = map[string]any{"endpoints": []any{map[string]any{"port": "theirs"}}}
+		Expect(env.Client.Create(ctx, theirs)).To(Succeed())
+
+		Expect(newKeeper(other.Name).Sync(ctx)).To(Succeed())
+		kept := theirs.DeepCopy()
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(theirs), kept)).To(Succeed())
+		Expect(kept.Object["spec"]).To(Equal(theirs.Object["spec"]))
+		Expect(kept.GetOwnerReferences()).To(BeEmpty())
+		Expect(kept.GetResourceVersion()).To(Equal(theirs.GetResourceVersion()), "not written at all")
+		rule := theirs.DeepCopy()
+		rule.SetKind("PrometheusRule")
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(rule), rule)).To(Succeed())
+		Expect(rule.GetOwnerReferences()).To(ConsistOf(HaveField("UID", other.UID)), "the other one is made")
+	})
+
 	It("says when the Service it is for does not exist", func(ctx SpecContext) {
 		Expect(newKeeper("missing").Sync(ctx)).To(MatchError(ContainSubstring(`reading the metrics Service: services "missing" not found`)))
 	})
