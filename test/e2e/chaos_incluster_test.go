@@ -29,6 +29,10 @@ var _ = Describe("Chaos in the cluster", Label("chaos"), Ordered, Serial, func()
 
 	It("recovers from a kube-apiserver outage with its pods restarted by the kubelet, within 30 s of the return, creating nothing twice",
 		func(ctx SpecContext) {
+			// The outage is to find a pod leading: one that cannot renew
+			// exits. A CI run once started it while no pod held the Lease,
+			// and no container restarted.
+			expectPodLeading(ctx)
 			namespace := restrictedNamespace(ctx, "chaos-incluster")
 			restartsBefore := managerRestarts(ctx)
 			created := watchCreations(ctx, namespace)

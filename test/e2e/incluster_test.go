@@ -63,7 +63,7 @@ var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func
 			limit := pod.Spec.Containers[0].Resources.Limits.Memory().Value()
 			Expect(podLogs(ctx, operatorNamespace, pod.Name)).To(ContainSubstring(`"goMemoryLimit":"%d bytes"`, limit/100*85))
 		}
-		Eventually(ctx, func(g Gomega) { g.Expect(leaderPod(ctx, g, operatorNamespace)).NotTo(BeEmpty()) }).Should(Succeed())
+		expectPodLeading(ctx)
 
 		By("reconciling a WebServer whose pods run on the real node")
 		readyWebServer(ctx, realNamespace(ctx, "incluster"), "web")
@@ -256,6 +256,19 @@ func managerPods(ctx context.Context, namespace string) []corev1.Pod {
 func leaderPod(ctx context.Context, g Gomega, namespace string) string {
 	name, _, _ := strings.Cut(leaseHolder(ctx, g, namespace), "_")
 	return name
+}
+
+// expectPodLeading waits until a running pod of the manager's Deployment
+// holds the Lease, rather than a replica gone before.
+func expectPodLeading(ctx context.Context) {
+	Eventually(ctx, func(g Gomega) {
+		pods := managerPods(ctx, operatorNamespace)
+		names := make([]string, 0, len(pods))
+		for _, pod := range pods {
+			names = append(names, pod.Name)
+		}
+		g.Expect(names).To(ContainElement(leaderPod(ctx, g, operatorNamespace)), "the Lease's holder is no running pod")
+	}).Should(Succeed())
 }
 
 // realNodeName is the real node's name.
