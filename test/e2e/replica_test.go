@@ -185,20 +185,23 @@ func (r *replica) isLeader() bool {
 }
 
 // managerPID is the pid of the replica's manager, 0 while it is not
-// running (between two runs).
+// running (between two runs). Between two runs the supervisor's child is
+// the sleep of its restart back-off, which is no manager: a CI run killed
+// one, cutting the back-off short and waiting for an exit in vain.
 func (r *replica) managerPID() int {
 	supervisor := r.cmd.Process.Pid
 	children, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", supervisor, supervisor))
 	if err != nil {
 		return 0
 	}
-	fields := strings.Fields(string(children))
-	if len(fields) == 0 {
-		return 0
+	for _, field := range strings.Fields(string(children)) {
+		pid, err := strconv.Atoi(field)
+		Expect(err).NotTo(HaveOccurred())
+		if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && strings.TrimSpace(string(comm)) != "sleep" {
+			return pid
+		}
 	}
-	pid, err := strconv.Atoi(fields[0])
-	Expect(err).NotTo(HaveOccurred())
-	return pid
+	return 0
 }
 
 // kill ends the manager at once, as a node failure or an OOM kill would:
