@@ -17,6 +17,10 @@ const (
 	// WebServerProgressing mirrors the Deployment's Progressing condition: a
 	// rollout (scale or image change) is under way or has finished.
 	WebServerProgressing = "Progressing"
+	// ReasonProgressDeadlineExceeded is the reason of Progressing, copied
+	// from the Deployment's, once a rollout has gone without progress for
+	// its deadline.
+	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
 
 	// ReasonRolledBack is the reason of Ready, and of a Warning event, when
 	// the pods of a new image did not become ready within the progress

@@ -411,7 +411,7 @@ var _ = Describe("WebServer controller", func() {
 			d.Status.UpdatedReplicas = 1
 			d.Status.Replicas = 2
 			d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{
-				Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: progressDeadlineExceeded,
+				Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: seedv1alpha1.ReasonProgressDeadlineExceeded,
 				Message: `ReplicaSet "web-new" has timed out progressing.`, LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now(),
 			})
 			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())

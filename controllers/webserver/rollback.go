@@ -12,10 +12,6 @@ import (
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 )
 
-// progressDeadlineExceeded is the reason of a Deployment's Progressing
-// condition once a rollout has gone without progress for its deadline.
-const progressDeadlineExceeded = "ProgressDeadlineExceeded"
-
 // podImage is the image the pods are to run: the spec's, unless its
 // rollout failed and was taken back.
 func podImage(ws *seedv1alpha1.WebServer) string {
@@ -49,7 +45,7 @@ func failedRollout(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, po
 		return nil
 	}
 	for _, c := range deployment.Status.Conditions {
-		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == progressDeadlineExceeded {
+		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == seedv1alpha1.ReasonProgressDeadlineExceeded {
 			return &seedv1alpha1.WebServerRollback{
 				Image:  ws.Spec.Image,
 				To:     last,

@@ -32,7 +32,7 @@ func TestFailedRollout(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	exceeded := appsv1.DeploymentCondition{
 		Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
-		Reason: progressDeadlineExceeded, Message: `ReplicaSet "web-7d9f" has timed out progressing.`,
+		Reason: seedv1alpha1.ReasonProgressDeadlineExceeded, Message: `ReplicaSet "web-7d9f" has timed out progressing.`,
 	}
 	progressing := appsv1.DeploymentCondition{
 		Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "ReplicaSetUpdated",

@@ -66,17 +66,14 @@ var (
 		"Whether the rollout of the WebServer's Deployment has passed its progress deadline (1) or not (0).")
 )
 
-// The reasons the Deployment controller gives its Progressing condition,
-// which a WebServer copies.
-const (
-	rolloutComplete = "NewReplicaSetAvailable"
-	rolloutStalled  = "ProgressDeadlineExceeded"
-)
+// rolloutComplete is the reason the Deployment controller gives its
+// Progressing condition, which a WebServer copies, once a rollout is done.
+const rolloutComplete = "NewReplicaSetAvailable"
 
 func webServerSamples(ws *seedv1alpha1.WebServer) []sample {
 	progressing := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.WebServerProgressing)
 	inProgress := progressing != nil && progressing.Status == metav1.ConditionTrue && progressing.Reason != rolloutComplete
-	stalled := progressing != nil && progressing.Status == metav1.ConditionFalse && progressing.Reason == rolloutStalled
+	stalled := progressing != nil && progressing.Status == metav1.ConditionFalse && progressing.Reason == seedv1alpha1.ReasonProgressDeadlineExceeded
 	return []sample{
 		named(ws, webServerReplicasDesired, float64(ws.DesiredReplicas())),
 		named(ws, webServerReplicas, float64(ws.Status.Replicas)),
