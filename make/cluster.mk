@@ -80,7 +80,7 @@ $(CNI_DIR): | $(LOCALBIN)
 	mkdir -p $@.tmp && GOBIN=$@.tmp go install \
 		-ldflags "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$(CNI_PLUGINS_VERSION)" \
 		$(CNI_PLUGINS_PACKAGES)
-	mv $@.tmp $@
+	rm -rf $@ && mv $@.tmp $@
 
 .PHONY: registry
 registry: $(REGISTRY) ## Build the local cluster's image registry (distribution).

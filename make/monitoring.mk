@@ -23,7 +23,7 @@ $(MONITORING_DIR): hack/tools/monitoring/go.mod hack/tools/monitoring/go.sum | $
 	cd hack/tools/monitoring && go build -tags=selinux,notest,grpcnotrace \
 		-ldflags "-s -w -X github.com/prometheus/common/version.Version=$(PROMETHEUS_OPERATOR_VERSION:v%=%)" \
 		-o $@.tmp/ $(foreach p,operator prometheus-config-reloader,github.com/prometheus-operator/prometheus-operator/cmd/$(p))
-	mv $@.tmp $@
+	rm -rf $@ && mv $@.tmp $@
 
 .PHONY: monitoring-images
 monitoring-images: cluster-up $(IMAGES) $(MONITORING_DIR) $(PROMETHEUS) ## Build prometheus-operator's and Prometheus' images and push them to the local registry.

@@ -83,7 +83,7 @@ $(OLM_DIR): hack/tools/olm/go.mod | $(LOCALBIN)
 		-ldflags "-s -w -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=$(OLM_VERSION:v%=%)" \
 		-o $@.tmp/ $(foreach p,olm catalog package-server copy-content,github.com/operator-framework/operator-lifecycle-manager/cmd/$(p)) \
 		github.com/operator-framework/operator-lifecycle-manager/util/cpb
-	mv $@.tmp $@
+	rm -rf $@ && mv $@.tmp $@
 
 # OLM v1's programs, stamped with its version as its release build does.
 .PHONY: olmv1
@@ -93,7 +93,7 @@ $(OLMV1_DIR): hack/tools/olmv1/go.mod | $(LOCALBIN)
 	cd hack/tools/olmv1 && go build -tags containers_image_openpgp \
 		-ldflags "-s -w -X github.com/operator-framework/operator-controller/internal/shared/version.version=$(OLMV1_VERSION)" \
 		-o $@.tmp/ $(foreach p,operator-controller catalogd,github.com/operator-framework/operator-controller/cmd/$(p))
-	mv $@.tmp $@
+	rm -rf $@ && mv $@.tmp $@
 
 # A clone of the community operators repository (k8s-operatorhub/community-operators).
 OPERATORHUB_DIR ?= $(LOCALBIN)/community-operators
