@@ -93,6 +93,12 @@ $(COREDNS): $(CLUSTER_SOURCES) hack/tools/cluster/coredns/main.go | $(LOCALBIN)
 $(LOCAL_PATH_PROVISIONER): $(CLUSTER_SOURCES) | $(LOCALBIN)
 	$(CLUSTER_BUILD) -ldflags "-s -w" -o $@ github.com/rancher/local-path-provisioner
 
+# metrics-server, the resource metrics API that HorizontalPodAutoscalers and
+# kubectl top read, stamped with its version as upstream's release is.
+$(METRICS_SERVER): $(CLUSTER_SOURCES) | $(LOCALBIN)
+	$(CLUSTER_BUILD) -ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$(METRICS_SERVER_VERSION)" \
+		-o $@ sigs.k8s.io/metrics-server/cmd/metrics-server
+
 # Prometheus with one service discovery, Kubernetes', which ServiceMonitors
 # need: the others' cloud SDKs would take minutes to compile.
 .PHONY: prometheus

@@ -15,13 +15,14 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 # The local cluster's programs that hack/tools/cluster pins, in one module:
 # Kubernetes (envtest's kube-apiserver, and the cluster's components in one
 # program), CoreDNS and the registry with slim mains, kwok (the kubelets of
-# the fake nodes) and the local-path-provisioner. And etcd.
+# the fake nodes), the local-path-provisioner and metrics-server. And etcd.
 CLUSTER_MODULE = hack/tools/cluster/go.mod
 KUBERNETES_VERSION := $(call module-version,$(CLUSTER_MODULE),k8s.io/kubernetes)
 DISTRIBUTION_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/distribution/distribution/v3)
 COREDNS_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/coredns/coredns)
 KWOK_VERSION := $(call module-version,$(CLUSTER_MODULE),sigs.k8s.io/kwok)
 LOCAL_PATH_PROVISIONER_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/rancher/local-path-provisioner)
+METRICS_SERVER_VERSION := $(call module-version,$(CLUSTER_MODULE),sigs.k8s.io/metrics-server)
 # Prometheus' module versions v0.MAJORMINOR.PATCH stand for its release
 # vMAJOR.MINOR.PATCH.
 PROMETHEUS_MODULE_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/prometheus/prometheus)
@@ -74,6 +75,7 @@ CNI_DIR ?= $(LOCALBIN)/cni-$(CNI_PLUGINS_VERSION)
 REGISTRY ?= $(LOCALBIN)/registry-$(DISTRIBUTION_VERSION)
 COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
 LOCAL_PATH_PROVISIONER ?= $(LOCALBIN)/local-path-provisioner-$(LOCAL_PATH_PROVISIONER_VERSION)
+METRICS_SERVER ?= $(LOCALBIN)/metrics-server-$(METRICS_SERVER_VERSION)
 PROMETHEUS ?= $(LOCALBIN)/prometheus-$(PROMETHEUS_VERSION)
 OLM_DIR ?= $(LOCALBIN)/olm-$(OLM_VERSION)
 GRPC_HEALTH_PROBE ?= $(LOCALBIN)/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)

@@ -12,8 +12,8 @@ import (
 
 // inputs are what the images are made of, as the Makefile names them.
 type inputs struct {
-	pause, coredns, localPathProvisioner, fetch string
-	corednsVersion, localPathVersion            string
+	pause, coredns, localPathProvisioner, metricsServer, fetch string
+	corednsVersion, localPathVersion, metricsServerVersion     string
 	// debs holds the Debian packages of busybox and nginx.
 	debs string
 	// The operator's: its programs, its bundle, and where its images go.
@@ -35,6 +35,7 @@ type inputs struct {
 func inputsFromEnv() inputs {
 	return inputs{
 		pause: os.Getenv("PAUSE"), coredns: os.Getenv("COREDNS"), localPathProvisioner: os.Getenv("LOCAL_PATH_PROVISIONER"),
+		metricsServer: os.Getenv("METRICS_SERVER"), metricsServerVersion: os.Getenv("METRICS_SERVER_VERSION"),
 		fetch: os.Getenv("FETCH"), corednsVersion: os.Getenv("COREDNS_VERSION"), localPathVersion: os.Getenv("LOCAL_PATH_PROVISIONER_VERSION"),
 		debs: os.Getenv(debsEnv), manager: os.Getenv("MANAGER"), scorecard: os.Getenv("SEED_SCORECARD"),
 		bundleDir: os.Getenv("BUNDLE_DIR"), imageBase: os.Getenv("IMAGE_TAG_BASE"), version: os.Getenv("VERSION"),
@@ -71,12 +72,13 @@ const (
 const debsEnv = "DEBS"
 
 // infraImages run the real node's own pods: its sandboxes, CoreDNS, the
-// volume provisioner, and busybox for the provisioner's helper pods and
-// for tests.
+// volume provisioner, metrics-server, and busybox for the provisioner's
+// helper pods and for tests.
 func infraImages(in inputs) (map[string]spec, error) {
 	if err := required(map[string]string{
 		"PAUSE": in.pause, "COREDNS": in.coredns, "COREDNS_VERSION": in.corednsVersion,
 		"LOCAL_PATH_PROVISIONER": in.localPathProvisioner, "LOCAL_PATH_PROVISIONER_VERSION": in.localPathVersion,
+		"METRICS_SERVER": in.metricsServer, "METRICS_SERVER_VERSION": in.metricsServerVersion,
 		"FETCH": in.fetch, debsEnv: in.debs,
 	}); err != nil {
 		return nil, err
@@ -100,6 +102,7 @@ func infraImages(in inputs) (map[string]spec, error) {
 		"pause":                  pause,
 		"coredns":                program("seed-infra/coredns:"+in.corednsVersion, in.coredns, "/coredns"),
 		"local-path-provisioner": program("seed-infra/local-path-provisioner:"+in.localPathVersion, in.localPathProvisioner, "/local-path-provisioner"),
+		"metrics-server":         program("seed-infra/metrics-server:"+in.metricsServerVersion, in.metricsServer, "/metrics-server"),
 		busybox:                  box,
 		"upstream-busybox":       standIn(box, "library/busybox:1.37.0"),
 		// operator-sdk run bundle-upgrade unpacks the catalog it serves

@@ -6,7 +6,9 @@ import "strings"
 // kube-system do, at the Metadata level (who, which verb, which object;
 // never a body): the operator's requests, from which a test can tell
 // which of its RBAC rules it uses. The built-in controllers, which are
-// kube-system's service accounts, would swamp it.
+// kube-system's service accounts, would swamp it; of theirs, and of
+// everyone's, it keeps the writes of WebServers and Deployments and of
+// their scale, so that a test can tell who sets replicas.
 const (
 	auditPolicyFile = "audit-policy.yaml"
 	auditLogFile    = "audit.log"
@@ -23,6 +25,11 @@ func auditPolicy() string {
 		"kind: Policy",
 		"omitStages: [RequestReceived]",
 		"rules:",
+		"- level: Metadata",
+		"  verbs: [create, update, patch]",
+		"  resources:",
+		"  - {group: seed.example.com, resources: [webservers, webservers/scale]}",
+		"  - {group: apps, resources: [deployments, deployments/scale]}",
 		"- level: None",
 		"  userGroups: [system:serviceaccounts:kube-system]",
 		"- level: Metadata",

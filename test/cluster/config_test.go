@@ -1,8 +1,10 @@
 package cluster
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 
@@ -156,10 +158,15 @@ func TestGuardRules(t *testing.T) {
 // the images pushed and keep to the real node.
 func TestAddons(t *testing.T) {
 	g := NewWithT(t)
-	cl := New(testConfig(1))
+	config := testConfig(1)
+	config.Dir = t.TempDir()
+	_, err := newPKI(config.pki().dir)
+	g.Expect(err).NotTo(HaveOccurred())
+	cl := New(config)
 	manifests, err := cl.addons(map[string]string{
 		"coredns":                "198.18.0.1:15000/seed-infra/coredns:v1@sha256:1",
 		"local-path-provisioner": "198.18.0.1:15000/seed-infra/lpp:v1@sha256:2",
+		"metrics-server":         "198.18.0.1:15000/seed-infra/metrics-server:v1@sha256:4",
 		"busybox":                "198.18.0.1:15000/seed-infra/busybox:1@sha256:3",
 	})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -171,11 +178,16 @@ func TestAddons(t *testing.T) {
 			kinds = append(kinds, obj.Kind)
 		}
 	}
-	g.Expect(kinds).To(ContainElements("Deployment", "Service", "ConfigMap", "StorageClass", "ClusterRole"))
+	g.Expect(kinds).To(ContainElements("Deployment", "Service", "ConfigMap", "StorageClass", "ClusterRole", "Secret", "APIService"))
 	g.Expect(manifests).To(ContainSubstring("image: 198.18.0.1:15000/seed-infra/coredns:v1@sha256:1"))
 	g.Expect(manifests).To(ContainSubstring("image: 198.18.0.1:15000/seed-infra/busybox:1@sha256:3"))
+	g.Expect(manifests).To(ContainSubstring("image: 198.18.0.1:15000/seed-infra/metrics-server:v1@sha256:4"))
 	g.Expect(manifests).To(ContainSubstring("clusterIP: 198.19.0.10"))
-	g.Expect(manifests).To(ContainSubstring(`"/work/bin/cluster/volumes"`))
+	g.Expect(manifests).To(ContainSubstring(`"` + config.path("volumes") + `"`))
+	ca, err := os.ReadFile(config.pki().path("ca.crt"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(manifests).To(ContainSubstring("caBundle: "+base64.StdEncoding.EncodeToString(ca)),
+		"the API server verifies metrics-server by the cluster's CA")
 }
 
 // The two registries serve one storage: the first writes it, the second,

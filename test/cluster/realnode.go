@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -52,7 +53,7 @@ func (cl *Cluster) startRealNode(ctx context.Context) error {
 	if err := cl.apply(manifests); err != nil {
 		return err
 	}
-	for _, d := range []string{"kube-system/coredns", "local-path-storage/local-path-provisioner"} {
+	for _, d := range []string{"kube-system/coredns", "local-path-storage/local-path-provisioner", "kube-system/" + metricsServerName} {
 		namespace, name, _ := strings.Cut(d, "/")
 		if err := cl.waitFor(ctx, d+" available", 120*time.Second, func() error {
 			return cl.kubectl("wait", "--for=condition=Available", "deployment/"+name, "--namespace="+namespace, "--timeout=1s")
@@ -77,7 +78,7 @@ func (cl *Cluster) pushInfraImages() (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"pause", "coredns", "local-path-provisioner", "busybox"} {
+	for _, name := range []string{"pause", "coredns", "local-path-provisioner", metricsServerName, "busybox"} {
 		if images[name] == "" {
 			return nil, fmt.Errorf("the images program pushed no %s image", name)
 		}
@@ -85,13 +86,19 @@ func (cl *Cluster) pushInfraImages() (map[string]string, error) {
 	return images, nil
 }
 
-// addons are the manifests of CoreDNS and the local-path-provisioner, for
-// the real node.
+// addons are the manifests of CoreDNS, the local-path-provisioner and
+// metrics-server, for the real node.
 func (cl *Cluster) addons(images map[string]string) (string, error) {
+	metricsServer, err := cl.servingSecretData(metricsServerName, metricsServerName+".kube-system.svc")
+	if err != nil {
+		return "", err
+	}
+	metricsServer["Image"] = images[metricsServerName]
 	var all strings.Builder
 	for file, data := range map[string]map[string]string{
-		"addons/coredns.yaml":    {"Image": images["coredns"]},
-		"addons/local-path.yaml": {"Image": images["local-path-provisioner"], "HelperImage": images["busybox"], "VolumesDir": cl.path("volumes")},
+		"addons/coredns.yaml":        {"Image": images["coredns"]},
+		"addons/local-path.yaml":     {"Image": images["local-path-provisioner"], "HelperImage": images["busybox"], "VolumesDir": cl.path("volumes")},
+		"addons/metrics-server.yaml": metricsServer,
 	} {
 		data["NodeLabel"], data["NodeValue"] = RealNodeLabel, realNodeValue
 		data["Domain"], data["DNSServiceIP"] = clusterDomain, dnsServiceIP.String()
@@ -105,6 +112,29 @@ func (cl *Cluster) addons(images map[string]string) (string, error) {
 		}
 	}
 	return all.String(), nil
+}
+
+// metricsServerName names metrics-server's image, Service and certificate.
+const metricsServerName = "metrics-server"
+
+// servingSecretData issues a serving certificate for an addon's Service,
+// for the API server to verify it by, and gives it as a template's
+// ServingCert, ServingKey and CABundle, base64-encoded as a Secret's data
+// and an APIService's caBundle are.
+func (cl *Cluster) servingSecretData(name string, dns ...string) (map[string]string, error) {
+	cert, key, ca, err := cl.ServingCertificate(name, dns...)
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]string{}
+	for field, file := range map[string]string{"ServingCert": cert, "ServingKey": key, "CABundle": ca} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		data[field] = base64.StdEncoding.EncodeToString(b)
+	}
+	return data, nil
 }
 
 // drainRealNode stops the real node's pods before the node's programs stop,

@@ -1,8 +1,8 @@
 // The local cluster's programs, in one module so that they share one set of
 // Kubernetes libraries, compiled once: the Kubernetes components as one
 // program (kube), CoreDNS (coredns) and the image registry (registry) with
-// slim mains, and kwok, the local-path-provisioner and Prometheus
-// (tools.go). make/tools.mk reads their versions from here.
+// slim mains, and kwok, the local-path-provisioner, metrics-server and
+// Prometheus (tools.go). make/tools.mk reads their versions from here.
 // k8s.io/kubernetes is not meant to be required: its go.mod replaces its
 // staging modules with local paths, which are replaced here with their
 // published versions.
@@ -21,6 +21,7 @@ require (
 	k8s.io/component-base v0.37.2
 	k8s.io/kubernetes v1.37.2
 	sigs.k8s.io/kwok v0.8.0
+	sigs.k8s.io/metrics-server v0.9.0
 )
 
 require (
@@ -115,7 +116,7 @@ require (
 	github.com/felixge/httpsnoop v1.1.0 // indirect
 	github.com/flynn/go-shlex v0.0.0-20150515145356-3f9db97f8568 // indirect
 	github.com/fsnotify/fsnotify v1.10.1 // indirect
-	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
+	github.com/fxamacker/cbor/v2 v2.9.2 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
@@ -152,7 +153,7 @@ require (
 	github.com/golang/snappy v1.0.0 // indirect
 	github.com/google/cadvisor/lib v0.60.5 // indirect
 	github.com/google/cel-go v0.29.2 // indirect
-	github.com/google/gnostic-models v0.7.0 // indirect
+	github.com/google/gnostic-models v0.7.1 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/go-querystring v1.2.0 // indirect
 	github.com/google/nftables v0.3.0 // indirect

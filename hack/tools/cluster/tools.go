@@ -2,7 +2,8 @@
 
 // Package tools pins the local cluster's programs that are built from their
 // own main packages: kwok, which plays the fake nodes' kubelets, the
-// local-path-provisioner, and Prometheus, which make monitoring-up runs.
+// local-path-provisioner, metrics-server, and Prometheus, which make
+// monitoring-up runs.
 // Built from this module, they compile against the Kubernetes libraries
 // the control plane has compiled already.
 package tools
@@ -11,4 +12,5 @@ import (
 	_ "github.com/prometheus/prometheus/cmd/prometheus"
 	_ "github.com/rancher/local-path-provisioner"
 	_ "sigs.k8s.io/kwok/cmd/kwok"
+	_ "sigs.k8s.io/metrics-server/cmd/metrics-server"
 )
