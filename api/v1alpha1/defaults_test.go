@@ -40,16 +40,31 @@ func TestImageDefaultsMatchTheCRDs(t *testing.T) {
 // the constants that WebServer's methods fall back to.
 func TestRolloutDefaultsMatchTheCRD(t *testing.T) {
 	g := NewWithT(t)
-	data, err := os.ReadFile("../../config/crd/bases/seed.example.com_webservers.yaml")
-	g.Expect(err).NotTo(HaveOccurred())
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	g.Expect(yaml.Unmarshal(data, crd)).To(Succeed())
-
-	rollout := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["rollout"]
+	rollout := webServerSpecSchema(g).Properties["rollout"]
 	g.Expect(string(rollout.Default.Raw)).To(Equal(`{}`), "the rollout is defaulted, so that its fields are")
 	g.Expect(string(rollout.Properties["progressDeadlineSeconds"].Default.Raw)).To(Equal(strconv.Itoa(DefaultProgressDeadlineSeconds)))
 	g.Expect(string(rollout.Properties["autoRollback"].Default.Raw)).To(Equal(strconv.FormatBool(DefaultAutoRollback)))
 	ws := &WebServer{}
 	g.Expect(ws.ProgressDeadlineSeconds()).To(BeEquivalentTo(DefaultProgressDeadlineSeconds))
 	g.Expect(ws.AutoRollback()).To(BeTrue())
+}
+
+// The autoscaling defaults, likewise.
+func TestAutoscalingDefaultsMatchTheCRD(t *testing.T) {
+	g := NewWithT(t)
+	autoscaling := webServerSpecSchema(g).Properties["autoscaling"]
+	g.Expect(string(autoscaling.Properties["minReplicas"].Default.Raw)).To(Equal(strconv.Itoa(DefaultMinReplicas)))
+	g.Expect(string(autoscaling.Properties["targetCPUUtilizationPercentage"].Default.Raw)).To(Equal(strconv.Itoa(DefaultTargetCPUUtilizationPercentage)))
+	a := &WebServerAutoscaling{}
+	g.Expect(a.MinReplicasOrDefault()).To(BeEquivalentTo(DefaultMinReplicas))
+	g.Expect(a.TargetCPU()).To(BeEquivalentTo(DefaultTargetCPUUtilizationPercentage))
+}
+
+// webServerSpecSchema is the schema of a WebServer's spec, as the CRD has it.
+func webServerSpecSchema(g Gomega) apiextensionsv1.JSONSchemaProps {
+	data, err := os.ReadFile("../../config/crd/bases/seed.example.com_webservers.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	g.Expect(yaml.Unmarshal(data, crd)).To(Succeed())
+	return crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
 }

@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -26,6 +27,14 @@ const (
 	// the pods of a new image did not become ready within the progress
 	// deadline and were put back on the last image that was available.
 	ReasonRolledBack = "RolledBack"
+
+	// WebServerScalingLimited is True while the autoscaler runs the most
+	// replicas spec.autoscaling allows and would still run more: the CPU
+	// is above its target.
+	WebServerScalingLimited = "ScalingLimited"
+	// ReasonTooManyReplicas is the reason of ScalingLimited when it is
+	// True, the autoscaler's own.
+	ReasonTooManyReplicas = "TooManyReplicas"
 )
 
 // Defaults of a WebServer's rollout, for clients that skip the API
@@ -35,11 +44,19 @@ const (
 	DefaultAutoRollback            = true
 )
 
+// Defaults of a WebServer's autoscaling, for the same clients.
+const (
+	DefaultMinReplicas                    = 1
+	DefaultTargetCPUUtilizationPercentage = 80
+)
+
 // WebServerSpec is what the user asks for: nginx pods behind a Service.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.nodePort) || self.serviceType != 'ClusterIP'",message="nodePort can only be set when serviceType is NodePort or LoadBalancer"
+// +kubebuilder:validation:XValidation:rule="!has(self.autoscaling) || (has(self.resources) && has(self.resources.requests) && 'cpu' in self.resources.requests)",message="autoscaling needs a CPU request in resources.requests: the CPU target is a share of it"
 type WebServerSpec struct {
-	// replicas is the number of nginx pods to run.
+	// replicas is the number of nginx pods to run. While autoscaling is
+	// set, the autoscaler sets it, through the scale subresource.
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
@@ -104,6 +121,122 @@ type WebServerSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Rollout",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Rollout WebServerRollout `json:"rollout,omitempty,omitzero"`
+
+	// autoscaling has a HorizontalPodAutoscaler set replicas from the
+	// pods' CPU use, between minReplicas and maxReplicas. Removing it
+	// removes the autoscaler and leaves replicas where it was.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Autoscaling",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Autoscaling *WebServerAutoscaling `json:"autoscaling,omitempty"`
+}
+
+// WebServerAutoscaling is how many pods a WebServer may run, and the CPU
+// use it scales them to.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",message="minReplicas must not exceed maxReplicas"
+type WebServerAutoscaling struct {
+	// minReplicas is the fewest pods the autoscaler runs.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Minimum Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
+	MinReplicas *int32 `json:"minReplicas,omitempty"`
+
+	// maxReplicas is the most pods the autoscaler runs. It cannot exceed
+	// 100, the most replicas a WebServer may have.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Maximum Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
+	MaxReplicas int32 `json:"maxReplicas"`
+
+	// targetCPUUtilizationPercentage is the pods' average CPU use the
+	// autoscaler aims at, in percent of their CPU request.
+	// +kubebuilder:default=80
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Target CPU Utilization Percentage",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	TargetCPUUtilizationPercentage *int32 `json:"targetCPUUtilizationPercentage,omitempty"`
+
+	// behavior is how fast the autoscaler scales up and down (stabilization
+	// windows and policies), as autoscaling/v2 spells it. Unset, the
+	// autoscaler's defaults: up at once, down after five minutes.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Behavior",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Behavior *WebServerScalingBehavior `json:"behavior,omitempty"`
+}
+
+// WebServerScalingBehavior is the autoscaler's behavior of autoscaling/v2,
+// with the rules its API server applies checked here, when the WebServer
+// is written, rather than when the operator writes the autoscaler.
+type WebServerScalingBehavior struct {
+	// scaleUp is how the autoscaler adds pods. Unset, at once, by up to
+	// four pods or doubling every 15 seconds, whichever adds more.
+	// +optional
+	ScaleUp *WebServerScalingRules `json:"scaleUp,omitempty"`
+	// scaleDown is how the autoscaler removes pods. Unset, after a
+	// five-minute window, down to what it needs.
+	// +optional
+	ScaleDown *WebServerScalingRules `json:"scaleDown,omitempty"`
+}
+
+// WebServerScalingRules are the autoscaler's rules of one direction.
+type WebServerScalingRules struct {
+	// stabilizationWindowSeconds is how far back the autoscaler looks at
+	// its past recommendations, taking the most cautious of them.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	StabilizationWindowSeconds *int32 `json:"stabilizationWindowSeconds,omitempty"`
+	// selectPolicy chooses among the policies: the one that changes most
+	// (Max, the default), least (Min), or none (Disabled).
+	// +kubebuilder:validation:Enum=Max;Min;Disabled
+	// +optional
+	SelectPolicy *autoscalingv2.ScalingPolicySelect `json:"selectPolicy,omitempty"`
+	// policies limit how many pods a step changes, in a period. Unset, the
+	// autoscaler's defaults for the direction.
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=atomic
+	// +optional
+	Policies []WebServerScalingPolicy `json:"policies,omitempty"`
+}
+
+// WebServerScalingPolicy allows a change of at most value pods (Pods) or
+// percent of the current pods (Percent) within periodSeconds.
+type WebServerScalingPolicy struct {
+	// type is Pods or Percent.
+	// +kubebuilder:validation:Enum=Pods;Percent
+	// +required
+	Type autoscalingv2.HPAScalingPolicyType `json:"type"`
+	// value is the number of pods, or the percent of the current pods.
+	// +kubebuilder:validation:Minimum=1
+	// +required
+	Value int32 `json:"value"`
+	// periodSeconds is the period the policy holds for.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1800
+	// +required
+	PeriodSeconds int32 `json:"periodSeconds"`
+}
+
+// WebServerAutoscalingStatus is what the autoscaler last observed and
+// decided.
+type WebServerAutoscalingStatus struct {
+	// currentReplicas is how many pods the autoscaler last saw.
+	// +optional
+	CurrentReplicas int32 `json:"currentReplicas,omitempty"`
+	// desiredReplicas is how many pods the autoscaler last asked for.
+	// +optional
+	DesiredReplicas int32 `json:"desiredReplicas,omitempty"`
+	// currentCPUUtilizationPercentage is the pods' average CPU use, in
+	// percent of their request, as the autoscaler last read it.
+	// +optional
+	CurrentCPUUtilizationPercentage *int32 `json:"currentCPUUtilizationPercentage,omitempty"`
+	// lastScaleTime is when the autoscaler last changed replicas.
+	// +optional
+	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
 }
 
 // WebServerRollout is how a WebServer's pods move to a new image.
@@ -181,7 +314,13 @@ type WebServerStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Rollback",xDescriptors={"urn:alm:descriptor:text"}
 	Rollback *WebServerRollback `json:"rollback,omitempty"`
 
-	// conditions are Available, Progressing and Ready.
+	// autoscaling is the autoscaler's view, while spec.autoscaling is set.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Autoscaling",xDescriptors={"urn:alm:descriptor:text"}
+	Autoscaling *WebServerAutoscalingStatus `json:"autoscaling,omitempty"`
+
+	// conditions are Available, Progressing and Ready, and ScalingLimited
+	// while spec.autoscaling is set.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -206,7 +345,7 @@ type WebServerStatus struct {
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 55",message="name must be at most 55 characters, so that the Service <name>-service fits in 63"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="name must start with a letter and contain only lowercase letters, digits and '-', as the Service name <name>-service requires"
 // +operator-sdk:csv:customresourcedefinitions:displayName="Web Server",order=1
-// +operator-sdk:csv:customresourcedefinitions:resources={{Deployment,v1,""},{Service,v1,""},{Pod,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:resources={{Deployment,v1,""},{Service,v1,""},{Pod,v1,""},{HorizontalPodAutoscaler,v2,""}}
 type WebServer struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -260,4 +399,21 @@ func (w *WebServer) AutoRollback() bool {
 		return DefaultAutoRollback
 	}
 	return *w.Spec.Rollout.AutoRollback
+}
+
+// MinReplicasOrDefault is spec.autoscaling.minReplicas, or its default.
+func (a *WebServerAutoscaling) MinReplicasOrDefault() int32 {
+	if a.MinReplicas == nil {
+		return DefaultMinReplicas
+	}
+	return *a.MinReplicas
+}
+
+// TargetCPU is spec.autoscaling.targetCPUUtilizationPercentage, or its
+// default.
+func (a *WebServerAutoscaling) TargetCPU() int32 {
+	if a.TargetCPUUtilizationPercentage == nil {
+		return DefaultTargetCPUUtilizationPercentage
+	}
+	return *a.TargetCPUUtilizationPercentage
 }
