@@ -9,6 +9,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -22,8 +23,8 @@ import (
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
-// Reconciler keeps a WebServer's Deployment and Service as its spec says,
-// and reports their state in its status.
+// Reconciler keeps a WebServer's Deployment, Service and autoscaler as its
+// spec says, and reports their state in its status.
 type Reconciler struct {
 	client.Client
 	Applier *apply.Applier
@@ -37,12 +38,14 @@ type Reconciler struct {
 // a removed one does.
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;patch
 // +kubebuilder:rbac:groups=core,resources=services,verbs=list;watch;create;patch
+// delete on autoscalers: one goes when spec.autoscaling does.
+// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=core,resources=pods,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile applies the desired Deployment and Service, rolls a failed
-// rollout back, then writes the status observed from the Deployment and
-// its pods. Owned objects are deleted by the garbage collector through
+// Reconcile applies the desired Deployment, Service and autoscaler, rolls a
+// failed rollout back, then writes the status observed from the
+// Deployment, its pods and the autoscaler. Owned objects are deleted by the garbage collector through
 // their owner references, so deletion needs no finalizer.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ws := &seedv1alpha1.WebServer{}
@@ -54,8 +57,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	original := ws.DeepCopy()
 
-	deployment := &appsv1.Deployment{}
-	applyErr := r.applyOwned(ctx, ws, deployment)
+	deployment, autoscaler := &appsv1.Deployment{}, &autoscalingv2.HorizontalPodAutoscaler{}
+	applyErr := r.applyOwned(ctx, ws, deployment, autoscaler)
 	pods, err := r.pods(ctx, ws.Namespace, ws.Name)
 	if err != nil {
 		return ctrl.Result{}, errors.Join(applyErr, err)
@@ -69,16 +72,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		applyErr = r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment, apply.Exclusive(), apply.Deliberate())
 	}
 
-	computeStatus(ws, deployment, pods, applyErr)
+	computeStatus(ws, deployment, autoscaler, pods, applyErr)
 	return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, ws))
 }
 
-// applyOwned applies the desired Deployment, read back into deployment,
-// and Service.
-func (r *Reconciler) applyOwned(ctx context.Context, ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment) error {
+// applyOwned applies the desired Deployment and autoscaler, read back into
+// deployment and autoscaler, and Service; without spec.autoscaling, it
+// removes the autoscaler.
+func (r *Reconciler) applyOwned(
+	ctx context.Context, ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, autoscaler *autoscalingv2.HorizontalPodAutoscaler,
+) error {
+	var autoscalerErr error
+	if ws.Spec.Autoscaling != nil {
+		autoscalerErr = r.Applier.Apply(ctx, ws, desiredAutoscaler(ws), autoscaler, apply.Exclusive())
+	} else {
+		autoscalerErr = r.Applier.Remove(ctx, ws, client.ObjectKeyFromObject(ws), autoscaler)
+	}
 	return errors.Join(
 		r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment, apply.Exclusive()),
 		r.Applier.Apply(ctx, ws, desiredService(ws), &corev1.Service{}, apply.Exclusive()),
+		autoscalerErr,
 	)
 }
 
@@ -101,12 +114,13 @@ func (r *Reconciler) rollBack(ctx context.Context, ws, original *seedv1alpha1.We
 var Owned = []cached.Owned{
 	{Type: &appsv1.Deployment{}},
 	{Type: &corev1.Service{}},
+	{Type: &autoscalingv2.HorizontalPodAutoscaler{}},
 	{Type: &corev1.Pod{}, Of: kind, TrimStatus: keepProblemStatus},
 }
 
 // SetupWithManager reconciles a WebServer whenever it changes, its
-// Deployment or its Service changes, so drift and deletion of either are
-// put back at once, and when one of its pods starts or stops failing to
+// Deployment, Service or autoscaler changes, so drift and deletion of any
+// are put back at once, and when one of its pods starts or stops failing to
 // run. Its own status writes bring a reconcile too, which writes nothing
 // when the cache has caught up: one computed from a cache that had not yet
 // seen the previous write finds nothing to change and skips the patch,
@@ -123,6 +137,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&seedv1alpha1.WebServer{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
+		Owns(&autoscalingv2.HorizontalPodAutoscaler{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(webServerOfPod), builder.WithPredicates(podProblemChanged)).
 		WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -44,6 +45,6 @@ func FuzzDesiredObjects(f *testing.F) {
 		}
 		testenv.ExpectAccepted(t, c, desiredDeployment(ws))
 		testenv.ExpectAccepted(t, c, desiredService(ws))
-		computeStatus(ws, &appsv1.Deployment{}, nil, nil)
+		computeStatus(ws, &appsv1.Deployment{}, &autoscalingv2.HorizontalPodAutoscaler{}, nil, nil)
 	})
 }

@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -161,14 +162,14 @@ func TestStatusOfARollback(t *testing.T) {
 	t.Run("every pod ready on an image: the last available", func(t *testing.T) {
 		g := NewWithT(t)
 		ws := newWebServer(func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = goodImage })
-		computeStatus(ws, applytest.Applied(t, desiredDeployment(ws), deploymentWith(ready)), nil, nil)
+		computeStatus(ws, applytest.Applied(t, desiredDeployment(ws), deploymentWith(ready)), &autoscalingv2.HorizontalPodAutoscaler{}, nil, nil)
 		g.Expect(ws.Status.LastAvailableImage).To(Equal(goodImage))
 	})
 
 	t.Run("rolled back: not Ready, saying why, the last available image kept", func(t *testing.T) {
 		g := NewWithT(t)
 		ws := newWebServer(upgraded, func(ws *seedv1alpha1.WebServer) { ws.Status.Rollback = rollback })
-		computeStatus(ws, applytest.Applied(t, desiredDeployment(ws), deploymentWith(ready)), nil, nil)
+		computeStatus(ws, applytest.Applied(t, desiredDeployment(ws), deploymentWith(ready)), &autoscalingv2.HorizontalPodAutoscaler{}, nil, nil)
 		c := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady)
 		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
 		g.Expect(c.Reason).To(Equal(seedv1alpha1.ReasonRolledBack))
@@ -184,7 +185,7 @@ func TestStatusOfARollback(t *testing.T) {
 			ws.Status.Rollback = rollback
 			ws.Spec.Image = "registry.example.com/nginx:2"
 		})
-		computeStatus(ws, applytest.Applied(t, desiredDeployment(ws), deploymentWith(ready)), nil, nil)
+		computeStatus(ws, applytest.Applied(t, desiredDeployment(ws), deploymentWith(ready)), &autoscalingv2.HorizontalPodAutoscaler{}, nil, nil)
 		g.Expect(ws.Status.Rollback).To(BeNil())
 		g.Expect(meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady).Reason).To(Equal(reasonReady))
 		g.Expect(ws.Status.LastAvailableImage).To(Equal("registry.example.com/nginx:2"))

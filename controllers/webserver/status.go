@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,12 +24,16 @@ const (
 	reasonPodsFailing        = "PodsFailing"
 	reasonReady              = "Ready"
 	reasonScaledToZero       = "ScaledToZero"
+	reasonAwaitingAutoscaler = "AwaitingAutoscaler"
+	reasonWithinRange        = "WithinRange"
 )
 
-// computeStatus rebuilds a WebServer's status from its Deployment, as the API
-// server last returned it, from its pods, and from the error of applying the
-// owned objects.
-func computeStatus(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, pods []corev1.Pod, applyErr error) {
+// computeStatus rebuilds a WebServer's status from its Deployment and
+// autoscaler, as the API server last returned them, from its pods, and
+// from the error of applying the owned objects.
+func computeStatus(
+	ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, autoscaler *autoscalingv2.HorizontalPodAutoscaler, pods []corev1.Pod, applyErr error,
+) {
 	ws.Status.ObservedGeneration = ws.Generation
 	ws.Status.Selector = labels.SelectorFromSet(kube.SelectorLabels(kind, ws.Name)).String()
 	ws.Status.Replicas = deployment.Status.Replicas
@@ -43,6 +48,7 @@ func computeStatus(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, po
 	setFromDeployment(ws, seedv1alpha1.WebServerAvailable, deployment, appsv1.DeploymentAvailable)
 	setFromDeployment(ws, seedv1alpha1.WebServerProgressing, deployment, appsv1.DeploymentProgressing)
 	setReady(ws, deployment, podProblem(pods), applyErr)
+	setAutoscaling(ws, autoscaler)
 	if ready := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady); ready.Reason == reasonReady {
 		ws.Status.LastAvailableImage = podImage(ws)
 	}
@@ -65,6 +71,44 @@ func setFromDeployment(ws *seedv1alpha1.WebServer, conditionType string, deploym
 	}
 	kube.SetCondition(ws, conditionType, metav1.ConditionUnknown, reasonAwaitingDeployment,
 		"The Deployment controller has not reported on the Deployment yet")
+}
+
+// setAutoscaling copies what the autoscaler last saw and decided, and says
+// whether it is held at maxReplicas with the CPU still above its target:
+// the autoscaler's ScalingLimited with reason TooManyReplicas. Without
+// spec.autoscaling, both go.
+func setAutoscaling(ws *seedv1alpha1.WebServer, autoscaler *autoscalingv2.HorizontalPodAutoscaler) {
+	if ws.Spec.Autoscaling == nil {
+		ws.Status.Autoscaling = nil
+		meta.RemoveStatusCondition(&ws.Status.Conditions, seedv1alpha1.WebServerScalingLimited)
+		return
+	}
+	got := autoscaler.Status
+	ws.Status.Autoscaling = &seedv1alpha1.WebServerAutoscalingStatus{
+		CurrentReplicas: got.CurrentReplicas,
+		DesiredReplicas: got.DesiredReplicas,
+		LastScaleTime:   got.LastScaleTime,
+	}
+	for _, m := range got.CurrentMetrics {
+		if m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == corev1.ResourceCPU {
+			ws.Status.Autoscaling.CurrentCPUUtilizationPercentage = m.Resource.Current.AverageUtilization
+		}
+	}
+	for _, c := range got.Conditions {
+		if c.Type != autoscalingv2.ScalingLimited {
+			continue
+		}
+		if c.Status == corev1.ConditionTrue && c.Reason == seedv1alpha1.ReasonTooManyReplicas {
+			kube.SetCondition(ws, seedv1alpha1.WebServerScalingLimited, metav1.ConditionTrue, c.Reason, c.Message)
+		} else {
+			a := ws.Spec.Autoscaling
+			kube.SetCondition(ws, seedv1alpha1.WebServerScalingLimited, metav1.ConditionFalse, reasonWithinRange,
+				fmt.Sprintf("The autoscaler runs %d pods, within %d to %d", got.DesiredReplicas, a.MinReplicasOrDefault(), a.MaxReplicas))
+		}
+		return
+	}
+	kube.SetCondition(ws, seedv1alpha1.WebServerScalingLimited, metav1.ConditionUnknown, reasonAwaitingAutoscaler,
+		"The autoscaler has not reported yet")
 }
 
 // setReady is true when every pod the spec asks for runs the current

@@ -3,10 +3,12 @@ package webserver
 import (
 	"errors"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	. "github.com/onsi/gomega/gstruct"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -166,7 +168,7 @@ func TestComputeStatus(t *testing.T) {
 			pods := podsOf(tt.ws, tt.pods)
 			fromCache := tt.ws.DeepCopy()
 
-			computeStatus(tt.ws, deployment, pods, tt.applyErr)
+			computeStatus(tt.ws, deployment, &autoscalingv2.HorizontalPodAutoscaler{}, pods, tt.applyErr)
 
 			st := tt.ws.Status
 			g.Expect(st.ObservedGeneration).To(BeEquivalentTo(7))
@@ -186,7 +188,7 @@ func TestComputeStatus(t *testing.T) {
 			avail := meta.FindStatusCondition(st.Conditions, seedv1alpha1.WebServerAvailable)
 			g.Expect(avail.Status).To(Equal(tt.wantAvailable))
 
-			computeStatus(fromCache, cachedtest.AsCached(t, Owned, deployment), asCached(t, pods), tt.applyErr)
+			computeStatus(fromCache, cachedtest.AsCached(t, Owned, deployment), &autoscalingv2.HorizontalPodAutoscaler{}, asCached(t, pods), tt.applyErr)
 			cachedtest.ExpectSameStatus(t, fromCache, tt.ws)
 		})
 	}
@@ -201,7 +203,7 @@ func TestComputeStatusCopiesDeploymentConditions(t *testing.T) {
 			Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
 			Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "web-abc" has timed out progressing.`,
 		}},
-	}), nil, nil)
+	}), &autoscalingv2.HorizontalPodAutoscaler{}, nil, nil)
 
 	progressing := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.WebServerProgressing)
 	g.Expect(progressing).To(PointTo(MatchFields(IgnoreExtras, Fields{
@@ -209,6 +211,111 @@ func TestComputeStatusCopiesDeploymentConditions(t *testing.T) {
 		"Reason":  Equal("ProgressDeadlineExceeded"),
 		"Message": Equal(`ReplicaSet "web-abc" has timed out progressing.`),
 	})))
+}
+
+func TestComputeStatusFromAutoscaler(t *testing.T) {
+	autoscaled := func(ws *seedv1alpha1.WebServer) {
+		ws.Spec.Autoscaling = &seedv1alpha1.WebServerAutoscaling{MinReplicas: ptr.To[int32](1), MaxReplicas: 4}
+	}
+	limited := func(status corev1.ConditionStatus, reason string) autoscalingv2.HorizontalPodAutoscalerCondition {
+		return autoscalingv2.HorizontalPodAutoscalerCondition{
+			Type: autoscalingv2.ScalingLimited, Status: status, Reason: reason, Message: "the desired count is " + reason,
+		}
+	}
+	scaled := metav1.NewTime(time.Date(2026, 11, 27, 21, 0, 0, 0, time.UTC))
+	tests := []struct {
+		name          string
+		ws            *seedv1alpha1.WebServer
+		autoscaler    autoscalingv2.HorizontalPodAutoscalerStatus
+		wantStatus    *seedv1alpha1.WebServerAutoscalingStatus
+		wantLimited   metav1.ConditionStatus
+		wantReason    string
+		wantCondition bool
+	}{
+		{
+			name: "without autoscaling, neither status nor condition",
+			ws: newWebServer(func(ws *seedv1alpha1.WebServer) {
+				ws.Status.Autoscaling = &seedv1alpha1.WebServerAutoscalingStatus{CurrentReplicas: 3}
+			}),
+		},
+		{
+			name:          "an autoscaler that has not reported",
+			ws:            newWebServer(autoscaled),
+			wantStatus:    &seedv1alpha1.WebServerAutoscalingStatus{},
+			wantCondition: true, wantLimited: metav1.ConditionUnknown, wantReason: reasonAwaitingAutoscaler,
+		},
+		{
+			name: "within its range",
+			ws:   newWebServer(autoscaled),
+			autoscaler: autoscalingv2.HorizontalPodAutoscalerStatus{
+				CurrentReplicas: 2, DesiredReplicas: 3, LastScaleTime: &scaled,
+				CurrentMetrics: []autoscalingv2.MetricStatus{cpuAt(70)},
+				Conditions:     []autoscalingv2.HorizontalPodAutoscalerCondition{limited(corev1.ConditionFalse, "DesiredWithinRange")},
+			},
+			wantStatus: &seedv1alpha1.WebServerAutoscalingStatus{
+				CurrentReplicas: 2, DesiredReplicas: 3, LastScaleTime: &scaled, CurrentCPUUtilizationPercentage: ptr.To[int32](70),
+			},
+			wantCondition: true, wantLimited: metav1.ConditionFalse, wantReason: reasonWithinRange,
+		},
+		{
+			name: "held at its minimum is not limited",
+			ws:   newWebServer(autoscaled),
+			autoscaler: autoscalingv2.HorizontalPodAutoscalerStatus{
+				CurrentReplicas: 1, DesiredReplicas: 1,
+				Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{limited(corev1.ConditionTrue, "TooFewReplicas")},
+			},
+			wantStatus:    &seedv1alpha1.WebServerAutoscalingStatus{CurrentReplicas: 1, DesiredReplicas: 1},
+			wantCondition: true, wantLimited: metav1.ConditionFalse, wantReason: reasonWithinRange,
+		},
+		{
+			name: "held at its maximum above the target",
+			ws:   newWebServer(autoscaled),
+			autoscaler: autoscalingv2.HorizontalPodAutoscalerStatus{
+				CurrentReplicas: 4, DesiredReplicas: 4,
+				CurrentMetrics: []autoscalingv2.MetricStatus{cpuAt(190)},
+				Conditions:     []autoscalingv2.HorizontalPodAutoscalerCondition{limited(corev1.ConditionTrue, "TooManyReplicas")},
+			},
+			wantStatus:    &seedv1alpha1.WebServerAutoscalingStatus{CurrentReplicas: 4, DesiredReplicas: 4, CurrentCPUUtilizationPercentage: ptr.To[int32](190)},
+			wantCondition: true, wantLimited: metav1.ConditionTrue, wantReason: seedv1alpha1.ReasonTooManyReplicas,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			kube.SetCondition(tt.ws, seedv1alpha1.WebServerScalingLimited, metav1.ConditionTrue, "Stale", "from before")
+			fromCache := tt.ws.DeepCopy()
+			autoscaler := &autoscalingv2.HorizontalPodAutoscaler{Status: tt.autoscaler}
+			if tt.ws.Spec.Autoscaling != nil {
+				autoscaler.ObjectMeta = metav1.ObjectMeta{Name: tt.ws.Name, Namespace: tt.ws.Namespace}
+				autoscaler = applytest.Applied(t, desiredAutoscaler(tt.ws), autoscaler)
+			}
+
+			computeStatus(tt.ws, deploymentWith(appsv1.DeploymentStatus{}), autoscaler, nil, nil)
+
+			g.Expect(tt.ws.Status.Autoscaling).To(BeComparableTo(tt.wantStatus))
+			condition := meta.FindStatusCondition(tt.ws.Status.Conditions, seedv1alpha1.WebServerScalingLimited)
+			if !tt.wantCondition {
+				g.Expect(condition).To(BeNil())
+				return
+			}
+			g.Expect(condition).NotTo(BeNil())
+			g.Expect(condition.Status).To(Equal(tt.wantLimited))
+			g.Expect(condition.Reason).To(Equal(tt.wantReason))
+
+			computeStatus(fromCache, deploymentWith(appsv1.DeploymentStatus{}), cachedtest.AsCached(t, Owned, autoscaler), nil, nil)
+			cachedtest.ExpectSameStatus(t, fromCache, tt.ws)
+		})
+	}
+}
+
+func cpuAt(percent int32) autoscalingv2.MetricStatus {
+	return autoscalingv2.MetricStatus{
+		Type: autoscalingv2.ResourceMetricSourceType,
+		Resource: &autoscalingv2.ResourceMetricStatus{
+			Name:    corev1.ResourceCPU,
+			Current: autoscalingv2.MetricValueStatus{AverageUtilization: ptr.To(percent)},
+		},
+	}
 }
 
 func readyPod(name string) corev1.Pod {
