@@ -64,6 +64,12 @@ var (
 		"Whether a rollout of the WebServer's Deployment is under way (1) or not (0).")
 	webServerRolloutStalled = gauge("seed_webserver_rollout_stalled",
 		"Whether the rollout of the WebServer's Deployment has passed its progress deadline (1) or not (0).")
+	webServerAutoscalingMin = gauge("seed_webserver_autoscaling_min_replicas",
+		"The fewest pods the autoscaler of the WebServer runs, while it has one.")
+	webServerAutoscalingMax = gauge("seed_webserver_autoscaling_max_replicas",
+		"The most pods the autoscaler of the WebServer runs, while it has one.")
+	webServerScalingLimited = gauge("seed_webserver_scaling_limited",
+		"Whether the WebServer's autoscaler runs its most pods with the CPU still above target (1) or not (0), while it has one.")
 )
 
 // rolloutComplete is the reason the Deployment controller gives its
@@ -74,7 +80,7 @@ func webServerSamples(ws *seedv1alpha1.WebServer) []sample {
 	progressing := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.WebServerProgressing)
 	inProgress := progressing != nil && progressing.Status == metav1.ConditionTrue && progressing.Reason != rolloutComplete
 	stalled := progressing != nil && progressing.Status == metav1.ConditionFalse && progressing.Reason == seedv1alpha1.ReasonProgressDeadlineExceeded
-	return []sample{
+	samples := []sample{
 		named(ws, webServerReplicasDesired, float64(ws.DesiredReplicas())),
 		named(ws, webServerReplicas, float64(ws.Status.Replicas)),
 		named(ws, webServerReplicasReady, float64(ws.Status.ReadyReplicas)),
@@ -82,6 +88,14 @@ func webServerSamples(ws *seedv1alpha1.WebServer) []sample {
 		named(ws, webServerRolloutInProgress, boolValue(inProgress)),
 		named(ws, webServerRolloutStalled, boolValue(stalled)),
 	}
+	if a := ws.Spec.Autoscaling; a != nil {
+		limited := meta.IsStatusConditionTrue(ws.Status.Conditions, seedv1alpha1.WebServerScalingLimited)
+		samples = append(samples,
+			named(ws, webServerAutoscalingMin, float64(a.MinReplicasOrDefault())),
+			named(ws, webServerAutoscalingMax, float64(a.MaxReplicas)),
+			named(ws, webServerScalingLimited, boolValue(limited)))
+	}
+	return samples
 }
 
 var (

@@ -121,6 +121,32 @@ func TestWebServerSamples(t *testing.T) {
 	}
 }
 
+func TestWebServerAutoscalingSamples(t *testing.T) {
+	limited := func(status metav1.ConditionStatus) []metav1.Condition {
+		return []metav1.Condition{{Type: seedv1alpha1.WebServerScalingLimited, Status: status, Reason: "TooManyReplicas"}}
+	}
+	tests := []struct {
+		name       string
+		conditions []metav1.Condition
+		want       string
+	}{
+		{name: "held at its maximum", conditions: limited(metav1.ConditionTrue), want: "1"},
+		{name: "within its range", conditions: limited(metav1.ConditionFalse), want: "0"},
+		{name: "before the autoscaler reports", want: "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := &seedv1alpha1.WebServer{ObjectMeta: objectMeta,
+				Spec:   seedv1alpha1.WebServerSpec{Autoscaling: &seedv1alpha1.WebServerAutoscaling{MaxReplicas: 4}},
+				Status: seedv1alpha1.WebServerStatus{Conditions: tt.conditions},
+			}
+			samples := webServerSamples(ws)
+			expectSeries(t, samples[len(samples)-3:], "seed_webserver_autoscaling_min_replicas{team-a,web} 1",
+				"seed_webserver_autoscaling_max_replicas{team-a,web} 4", "seed_webserver_scaling_limited{team-a,web} "+tt.want)
+		})
+	}
+}
+
 func TestEchoSamples(t *testing.T) {
 	phases := func(current string) []string {
 		out := make([]string, 0, len(echoPhases))
