@@ -58,6 +58,12 @@ func (e auditEvent) code() int32 {
 // events are the requests of user on objects since the run began, in the
 // order the API server finished them.
 func (a auditLog) events(user string) []auditEvent {
+	return a.matching(func(e auditEvent) bool { return e.User.Username == user })
+}
+
+// matching are the requests on objects since the run began that keep
+// says to keep, in the order the API server finished them.
+func (a auditLog) matching(keep func(auditEvent) bool) []auditEvent {
 	f, err := os.Open(a.path)
 	Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = f.Close() }()
@@ -70,7 +76,7 @@ func (a auditLog) events(user string) []auditEvent {
 	for lines.Scan() {
 		var event auditEvent
 		Expect(json.Unmarshal(lines.Bytes(), &event)).To(Succeed(), "audit event %s", lines.Text())
-		if event.User.Username == user && event.ObjectRef != nil {
+		if event.ObjectRef != nil && keep(event) {
 			events = append(events, event)
 		}
 	}
