@@ -45,8 +45,9 @@ type Reconciler struct {
 
 // Reconcile applies the desired Deployment, Service and autoscaler, rolls a
 // failed rollout back, then writes the status observed from the
-// Deployment, its pods and the autoscaler. Owned objects are deleted by the garbage collector through
-// their owner references, so deletion needs no finalizer.
+// Deployment, its pods and the autoscaler. Owned objects are deleted by
+// the garbage collector through their owner references, so deletion needs
+// no finalizer.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ws := &seedv1alpha1.WebServer{}
 	if err := r.Get(ctx, req.NamespacedName, ws); err != nil {
