@@ -55,6 +55,8 @@ var (
 	specNamespaces []string
 	// audit is the API server's audit log of this run.
 	audit auditLog
+	// ticking is the ScheduledEcho the suite starts before its specs.
+	ticking *seedv1alpha1.ScheduledEcho
 )
 
 func TestE2E(t *testing.T) {
@@ -108,6 +110,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	addReplica()
 	addReplica()
 	Eventually(ctx, func(g Gomega) { g.Expect(leaseHolder(ctx, g, operatorNamespace)).NotTo(BeEmpty()) }).Should(Succeed())
+	if !strings.Contains(GinkgoLabelFilter(), "chaos") {
+		ticking = startTicking(ctx)
+	}
 })
 
 var _ = AfterSuite(func(ctx SpecContext) {
