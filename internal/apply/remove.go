@@ -21,9 +21,10 @@ const ReasonRemoved = "Removed"
 // is not the owner's is left alone, and one already gone is no error. The
 // delete is for that object only (its UID), never one made in its place.
 func (a *Applier) Remove(ctx context.Context, owner kube.Object, key client.ObjectKey, empty client.Object) error {
+	kind := a.kindOf(empty)
 	obj, cached, err := a.cached(ctx, key, empty)
 	if err != nil {
-		return fmt.Errorf("getting %s %s: %w", a.kindOf(empty), key, err)
+		return fmt.Errorf("getting %s %s: %w", kind, key, err)
 	}
 	if !cached || !metav1.IsControlledBy(obj, owner) {
 		return nil
@@ -33,8 +34,8 @@ func (a *Applier) Remove(ctx context.Context, owner kube.Object, key client.Obje
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("deleting %s %s: %w", a.kindOf(empty), key, err)
+		return fmt.Errorf("deleting %s %s: %w", kind, key, err)
 	}
-	a.Recorder.Eventf(owner, obj, corev1.EventTypeNormal, ReasonRemoved, "Delete", "%s %s %s", ReasonRemoved, a.kindOf(empty), key.Name)
+	a.Recorder.Eventf(owner, obj, corev1.EventTypeNormal, ReasonRemoved, "Delete", "%s %s %s", ReasonRemoved, kind, key.Name)
 	return nil
 }
