@@ -102,10 +102,11 @@ vet: $(BIN_MODULE) ## Run go vet.
 
 .PHONY: test
 test: manifests generate fmt vet bundle scorecard-test helm promtool $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle, chart and alerting rule checks included) and the static scorecard tests.
-	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) VERSION=$(VERSION) \
+	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" SNAPSHOT_CRDS=$(SNAPSHOT_CRDS) HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) VERSION=$(VERSION) \
 		$(GO) test ./... -coverprofile cover.out
 	cd hack/catalog && go test -tags containers_image_openpgp ./...
 	cd hack/images && go test ./...
+	cd hack/tools/cluster && go test ./csi-tmpfs/
 	SCORECARD_TEST=$(SCORECARD_TEST) hack/scorecard.sh static
 
 .PHONY: lint
@@ -113,6 +114,7 @@ lint: golangci-lint $(BIN_MODULE) ## Run golangci-lint, on the operator and on t
 	$(GOLANGCI_LINT) run
 	cd hack/catalog && $(GOLANGCI_LINT) run --build-tags containers_image_openpgp
 	cd hack/images && $(GOLANGCI_LINT) run
+	cd hack/tools/cluster && $(GOLANGCI_LINT) run ./csi-tmpfs/
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## Run golangci-lint and fix what it can.

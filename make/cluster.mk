@@ -99,6 +99,21 @@ $(METRICS_SERVER): $(CLUSTER_SOURCES) | $(LOCALBIN)
 	$(CLUSTER_BUILD) -ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$(METRICS_SERVER_VERSION)" \
 		-o $@ sigs.k8s.io/metrics-server/cmd/metrics-server
 
+# The CSI driver (hack/tools/cluster/csi-tmpfs), upstream's sidecars that
+# drive it, the snapshot controller, and the snapshot CRDs, in one folder.
+CSI_PACKAGES = ./csi-tmpfs github.com/kubernetes-csi/external-provisioner/v6/cmd/csi-provisioner \
+	github.com/kubernetes-csi/external-resizer/v2/cmd/csi-resizer \
+	github.com/kubernetes-csi/external-snapshotter/v8/cmd/csi-snapshotter \
+	github.com/kubernetes-csi/external-snapshotter/v8/cmd/snapshot-controller
+.PHONY: csi
+csi: $(CSI_DIR) ## Build the local cluster's CSI driver and its sidecars.
+$(CSI_DIR): $(CLUSTER_SOURCES) $(wildcard hack/tools/cluster/csi-tmpfs/*.go) | $(LOCALBIN)
+	rm -rf $@.tmp && mkdir -p $@.tmp/crds
+	$(CLUSTER_BUILD) -ldflags "-s -w" -o $@.tmp/ $(CSI_PACKAGES)
+	cp $(SNAPSHOT_CRDS)/snapshot.storage.k8s.io_*.yaml $@.tmp/crds/
+	chmod u+w $@.tmp/crds/*
+	rm -rf $@ && mv $@.tmp $@
+
 # Prometheus with one service discovery, Kubernetes', which ServiceMonitors
 # need: the others' cloud SDKs would take minutes to compile.
 .PHONY: prometheus

@@ -16,6 +16,7 @@ IMAGES_ENV = PAUSE=$(LOCALBIN)/pause FETCH=$(LOCALBIN)/fetch DEBS=$(DEBS) \
 	COREDNS=$(COREDNS) COREDNS_VERSION=$(COREDNS_VERSION) \
 	LOCAL_PATH_PROVISIONER=$(LOCAL_PATH_PROVISIONER) LOCAL_PATH_PROVISIONER_VERSION=$(LOCAL_PATH_PROVISIONER_VERSION) \
 	METRICS_SERVER=$(METRICS_SERVER) METRICS_SERVER_VERSION=$(METRICS_SERVER_VERSION) \
+	CSI_DIR=$(CSI_DIR) CSI_VERSION=$(CSI_VERSION) \
 	MANAGER=$(LOCALBIN)/manager SEED_SCORECARD=$(LOCALBIN)/seed-scorecard BUNDLE_DIR=bundle \
 	SCORECARD_TEST=$(SCORECARD_TEST) OPERATOR_SDK_VERSION=$(OPERATOR_SDK_VERSION) \
 	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) VERSION=$(VERSION)
@@ -25,13 +26,14 @@ images: cluster-up $(IMAGES) infra-inputs build seed-scorecard scorecard-test ##
 	$(IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(IMAGES_RECORD) --sbom=$(SBOM_DIR) infra test operator
 
 # What the infra images are made of: the pause and fetch programs, CoreDNS,
-# the volume provisioner, metrics-server and Debian's packages.
+# the volume provisioner, metrics-server, the CSI driver and its sidecars,
+# and Debian's packages.
 .PHONY: demo-images
 demo-images: cluster-up $(IMAGES) infra-inputs ## Build the images make demo's samples run (the cluster's and the test images, not the operator's), push them to the local registry, and write their SBOMs.
 	$(IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(IMAGES_RECORD) --sbom=$(SBOM_DIR) infra test
 
 .PHONY: infra-inputs
-infra-inputs: $(LOCALBIN)/pause $(LOCALBIN)/fetch $(COREDNS) $(LOCAL_PATH_PROVISIONER) $(METRICS_SERVER) $(DEBS)
+infra-inputs: $(LOCALBIN)/pause $(LOCALBIN)/fetch $(COREDNS) $(LOCAL_PATH_PROVISIONER) $(METRICS_SERVER) $(CSI_DIR) $(DEBS)
 
 $(DEBS):
 	hack/debian.sh download $@ $(DEBIAN_IMAGE_PACKAGES)

@@ -15,7 +15,8 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 # The local cluster's programs that hack/tools/cluster pins, in one module:
 # Kubernetes (envtest's kube-apiserver, and the cluster's components in one
 # program), CoreDNS and the registry with slim mains, kwok (the kubelets of
-# the fake nodes), the local-path-provisioner and metrics-server. And etcd.
+# the fake nodes), the local-path-provisioner, metrics-server, and the CSI
+# sidecars beside the project's own driver. And etcd.
 CLUSTER_MODULE = hack/tools/cluster/go.mod
 KUBERNETES_VERSION := $(call module-version,$(CLUSTER_MODULE),k8s.io/kubernetes)
 DISTRIBUTION_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/distribution/distribution/v3)
@@ -23,6 +24,14 @@ COREDNS_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/coredns/co
 KWOK_VERSION := $(call module-version,$(CLUSTER_MODULE),sigs.k8s.io/kwok)
 LOCAL_PATH_PROVISIONER_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/rancher/local-path-provisioner)
 METRICS_SERVER_VERSION := $(call module-version,$(CLUSTER_MODULE),sigs.k8s.io/metrics-server)
+CSI_PROVISIONER_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/kubernetes-csi/external-provisioner/v6)
+CSI_RESIZER_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/kubernetes-csi/external-resizer/v2)
+CSI_SNAPSHOTTER_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/kubernetes-csi/external-snapshotter/v8)
+# The VolumeSnapshot CRDs, which DemoVolumes' backups need: from the
+# snapshotter's client module, which the operator imports.
+SNAPSHOT_CLIENT = github.com/kubernetes-csi/external-snapshotter/client/v8
+SNAPSHOT_CRDS = $(shell $(GO) mod download $(SNAPSHOT_CLIENT) && $(GO) list -m -f '{{.Dir}}' $(SNAPSHOT_CLIENT))/config/crd
+CSI_VERSION := provisioner-$(CSI_PROVISIONER_VERSION)-resizer-$(CSI_RESIZER_VERSION)-snapshotter-$(CSI_SNAPSHOTTER_VERSION)
 # Prometheus' module versions v0.MAJORMINOR.PATCH stand for its release
 # vMAJOR.MINOR.PATCH.
 PROMETHEUS_MODULE_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/prometheus/prometheus)
@@ -76,6 +85,7 @@ REGISTRY ?= $(LOCALBIN)/registry-$(DISTRIBUTION_VERSION)
 COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
 LOCAL_PATH_PROVISIONER ?= $(LOCALBIN)/local-path-provisioner-$(LOCAL_PATH_PROVISIONER_VERSION)
 METRICS_SERVER ?= $(LOCALBIN)/metrics-server-$(METRICS_SERVER_VERSION)
+CSI_DIR ?= $(LOCALBIN)/csi-$(CSI_VERSION)
 PROMETHEUS ?= $(LOCALBIN)/prometheus-$(PROMETHEUS_VERSION)
 OLM_DIR ?= $(LOCALBIN)/olm-$(OLM_VERSION)
 GRPC_HEALTH_PROBE ?= $(LOCALBIN)/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)

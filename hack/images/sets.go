@@ -14,6 +14,8 @@ import (
 type inputs struct {
 	pause, coredns, localPathProvisioner, metricsServer, fetch string
 	corednsVersion, localPathVersion, metricsServerVersion     string
+	// The CSI driver's and its sidecars' programs, and their versions.
+	csiDir, csiVersion string
 	// debs holds the Debian packages of busybox and nginx.
 	debs string
 	// The operator's: its programs, its bundle, and where its images go.
@@ -36,6 +38,7 @@ func inputsFromEnv() inputs {
 	return inputs{
 		pause: os.Getenv("PAUSE"), coredns: os.Getenv("COREDNS"), localPathProvisioner: os.Getenv("LOCAL_PATH_PROVISIONER"),
 		metricsServer: os.Getenv("METRICS_SERVER"), metricsServerVersion: os.Getenv("METRICS_SERVER_VERSION"),
+		csiDir: os.Getenv("CSI_DIR"), csiVersion: os.Getenv("CSI_VERSION"),
 		fetch: os.Getenv("FETCH"), corednsVersion: os.Getenv("COREDNS_VERSION"), localPathVersion: os.Getenv("LOCAL_PATH_PROVISIONER_VERSION"),
 		debs: os.Getenv(debsEnv), manager: os.Getenv("MANAGER"), scorecard: os.Getenv("SEED_SCORECARD"),
 		bundleDir: os.Getenv("BUNDLE_DIR"), imageBase: os.Getenv("IMAGE_TAG_BASE"), version: os.Getenv("VERSION"),
@@ -72,13 +75,14 @@ const (
 const debsEnv = "DEBS"
 
 // infraImages run the real node's own pods: its sandboxes, CoreDNS, the
-// volume provisioner, metrics-server, and busybox for the provisioner's
-// helper pods and for tests.
+// volume provisioner, metrics-server, the CSI driver with its sidecars,
+// and busybox for the provisioner's helper pods and for tests.
 func infraImages(in inputs) (map[string]spec, error) {
 	if err := required(map[string]string{
 		"PAUSE": in.pause, "COREDNS": in.coredns, "COREDNS_VERSION": in.corednsVersion,
 		"LOCAL_PATH_PROVISIONER": in.localPathProvisioner, "LOCAL_PATH_PROVISIONER_VERSION": in.localPathVersion,
 		"METRICS_SERVER": in.metricsServer, "METRICS_SERVER_VERSION": in.metricsServerVersion,
+		"CSI_DIR": in.csiDir, "CSI_VERSION": in.csiVersion,
 		"FETCH": in.fetch, debsEnv: in.debs,
 	}); err != nil {
 		return nil, err
@@ -103,6 +107,7 @@ func infraImages(in inputs) (map[string]spec, error) {
 		"coredns":                program("seed-infra/coredns:"+in.corednsVersion, in.coredns, "/coredns"),
 		"local-path-provisioner": program("seed-infra/local-path-provisioner:"+in.localPathVersion, in.localPathProvisioner, "/local-path-provisioner"),
 		"metrics-server":         program("seed-infra/metrics-server:"+in.metricsServerVersion, in.metricsServer, "/metrics-server"),
+		"csi-tmpfs":              csiImage(in),
 		busybox:                  box,
 		"upstream-busybox":       standIn(box, "library/busybox:1.37.0"),
 		// operator-sdk run bundle-upgrade unpacks the catalog it serves
@@ -110,6 +115,24 @@ func infraImages(in inputs) (map[string]spec, error) {
 		// it needs a shell, cat and gzip.
 		"upstream-ubi": standIn(box, "ubi9/ubi:9.7"),
 	}, nil
+}
+
+// csiPrograms are the CSI driver and its sidecars, in one image: they run
+// in one pod.
+var csiPrograms = []string{"csi-tmpfs", "csi-provisioner", "csi-resizer", "csi-snapshotter", "snapshot-controller"}
+
+// csiImage runs as root: the driver mounts volumes on the node, and the
+// sidecars talk to it on the socket it makes.
+func csiImage(in inputs) spec {
+	var files []file
+	for _, program := range csiPrograms {
+		files = append(files, file{path: "/bin/" + program, source: filepath.Join(in.csiDir, program), mode: 0o755})
+	}
+	return spec{
+		name:   "seed-infra/csi-tmpfs:" + in.csiVersion,
+		files:  files,
+		config: v1.Config{User: "0:0", Env: []string{binPath}, WorkingDir: "/"},
+	}
 }
 
 // standIn is an image under the upstream name a custom resource's default

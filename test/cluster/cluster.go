@@ -117,7 +117,7 @@ func (cl *Cluster) check() error {
 		}
 		for name, path := range map[string]string{
 			"CONTAINERD": cl.Containerd, "CONTAINERD_SHIM": cl.ContainerdShim, "RUNC": cl.Runc,
-			"CNI_DIR": cl.CNIDir, "IMAGES": cl.Images,
+			"CNI_DIR": cl.CNIDir, "IMAGES": cl.Images, "CSI_DIR": cl.CSIDir,
 		} {
 			binaries[name] = path
 		}

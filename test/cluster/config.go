@@ -60,7 +60,10 @@ type Config struct {
 	Containerd, ContainerdShim, Runc string
 	CNIDir, Registry, Images         string
 	KwokVersion                      string
-	InfraImages                      string
+	// CSIDir holds the CSI driver's and its sidecars' programs, which the
+	// images program reads, and the snapshot CRDs, in crds/.
+	CSIDir      string
+	InfraImages string
 }
 
 // Ports are the TCP ports the cluster's processes listen on.
@@ -86,6 +89,7 @@ func ConfigFromEnv() (Config, error) {
 		Registry:       os.Getenv("REGISTRY"),
 		Images:         os.Getenv("IMAGES"),
 		KwokVersion:    os.Getenv("KWOK_VERSION"),
+		CSIDir:         os.Getenv("CSI_DIR"),
 	}
 	var err error
 	ints := []struct {

@@ -168,6 +168,7 @@ func TestAddons(t *testing.T) {
 		"local-path-provisioner": "198.18.0.1:15000/seed-infra/lpp:v1@sha256:2",
 		"metrics-server":         "198.18.0.1:15000/seed-infra/metrics-server:v1@sha256:4",
 		"busybox":                "198.18.0.1:15000/seed-infra/busybox:1@sha256:3",
+		"csi-tmpfs":              "198.18.0.1:15000/seed-infra/csi-tmpfs:v1@sha256:5",
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	var kinds []string
@@ -178,10 +179,15 @@ func TestAddons(t *testing.T) {
 			kinds = append(kinds, obj.Kind)
 		}
 	}
-	g.Expect(kinds).To(ContainElements("Deployment", "Service", "ConfigMap", "StorageClass", "ClusterRole", "Secret", "APIService"))
+	g.Expect(kinds).To(ContainElements("Deployment", "Service", "ConfigMap", "StorageClass", "ClusterRole", "Secret", "APIService",
+		"CSIDriver", "VolumeSnapshotClass"))
 	g.Expect(manifests).To(ContainSubstring("image: 198.18.0.1:15000/seed-infra/coredns:v1@sha256:1"))
 	g.Expect(manifests).To(ContainSubstring("image: 198.18.0.1:15000/seed-infra/busybox:1@sha256:3"))
 	g.Expect(manifests).To(ContainSubstring("image: 198.18.0.1:15000/seed-infra/metrics-server:v1@sha256:4"))
+	g.Expect(manifests).To(ContainSubstring("image: 198.18.0.1:15000/seed-infra/csi-tmpfs:v1@sha256:5"))
+	g.Expect(manifests).To(ContainSubstring("--socket="+config.path("kubelet", "root", "plugins", CSIDriver, "csi.sock")),
+		"the driver's socket is in the kubelet's plugin folder")
+	g.Expect(manifests).To(ContainSubstring("mountPropagation: Bidirectional"), "the driver's mounts reach the kubelet")
 	g.Expect(manifests).To(ContainSubstring("clusterIP: 198.19.0.10"))
 	g.Expect(manifests).To(ContainSubstring(`"` + config.path("volumes") + `"`))
 	ca, err := os.ReadFile(config.pki().path("ca.crt"))

@@ -77,6 +77,10 @@ func (c Config) apiServer() process {
 		"--etcd-servers=" + fmt.Sprintf("http://127.0.0.1:%d", c.Ports.Etcd),
 		"--tls-cert-file=" + p.path("apiserver.crt"), "--tls-private-key-file=" + p.path("apiserver.key"),
 		"--client-ca-file=" + p.path("ca.crt"), "--authorization-mode=Node,RBAC",
+		// As kubeadm has it: node plugins, such as the CSI driver, run
+		// privileged; Pod Security Admission keeps other namespaces' pods
+		// as their labels say.
+		"--allow-privileged=true",
 		"--service-account-issuer=https://kubernetes.default.svc." + clusterDomain,
 		"--service-account-key-file=" + p.path("sa.pub"), "--service-account-signing-key-file=" + p.path("sa.key"),
 		"--service-cluster-ip-range=" + serviceRange.String(),

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"text/template"
 	"time"
@@ -46,6 +47,13 @@ func (cl *Cluster) startRealNode(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	// The snapshot classes' kind comes with the snapshot CRDs.
+	if err := cl.kubectl("apply", "--server-side", "--filename="+filepath.Join(cl.CSIDir, "crds")); err != nil {
+		return err
+	}
+	if err := cl.kubectl("wait", "--for=condition=Established", "--filename="+filepath.Join(cl.CSIDir, "crds")); err != nil {
+		return err
+	}
 	manifests, err := cl.addons(images)
 	if err != nil {
 		return err
@@ -53,7 +61,7 @@ func (cl *Cluster) startRealNode(ctx context.Context) error {
 	if err := cl.apply(manifests); err != nil {
 		return err
 	}
-	for _, d := range []string{"kube-system/coredns", "local-path-storage/local-path-provisioner", "kube-system/" + metricsServerName} {
+	for _, d := range []string{"kube-system/coredns", "local-path-storage/local-path-provisioner", "kube-system/" + metricsServerName, "kube-system/" + csiName} {
 		namespace, name, _ := strings.Cut(d, "/")
 		if err := cl.waitFor(ctx, d+" available", 120*time.Second, func() error {
 			return cl.kubectl("wait", "--for=condition=Available", "deployment/"+name, "--namespace="+namespace, "--timeout=1s")
@@ -61,7 +69,11 @@ func (cl *Cluster) startRealNode(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	// Claims of the CSI storage class are provisioned on the nodes the
+	// kubelet has registered the driver on.
+	return cl.waitFor(ctx, "the CSI driver registered", 60*time.Second, func() error {
+		return cl.kubectl("wait", "--for=jsonpath={.spec.drivers[0].name}="+CSIDriver, "csinode/"+realNodeName, "--timeout=1s")
+	})
 }
 
 // pushInfraImages has the images program build and push the infra images
@@ -78,7 +90,7 @@ func (cl *Cluster) pushInfraImages() (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"pause", "coredns", "local-path-provisioner", metricsServerName, "busybox"} {
+	for _, name := range []string{"pause", "coredns", "local-path-provisioner", metricsServerName, csiName, "busybox"} {
 		if images[name] == "" {
 			return nil, fmt.Errorf("the images program pushed no %s image", name)
 		}
@@ -86,8 +98,8 @@ func (cl *Cluster) pushInfraImages() (map[string]string, error) {
 	return images, nil
 }
 
-// addons are the manifests of CoreDNS, the local-path-provisioner and
-// metrics-server, for the real node.
+// addons are the manifests of CoreDNS, the local-path-provisioner,
+// metrics-server and the CSI driver, for the real node.
 func (cl *Cluster) addons(images map[string]string) (string, error) {
 	metricsServer, err := cl.servingSecretData(metricsServerName, metricsServerName+".kube-system.svc")
 	if err != nil {
@@ -99,6 +111,9 @@ func (cl *Cluster) addons(images map[string]string) (string, error) {
 		"addons/coredns.yaml":        {"Image": images["coredns"]},
 		"addons/local-path.yaml":     {"Image": images["local-path-provisioner"], "HelperImage": images["busybox"], "VolumesDir": cl.path("volumes")},
 		"addons/metrics-server.yaml": metricsServer,
+		"addons/csi-tmpfs.yaml": {
+			"Name": csiName, "Image": images[csiName], "Driver": CSIDriver, "StorageClass": CSIStorageClass, "KubeletRoot": cl.path("kubelet", "root"),
+		},
 	} {
 		data["NodeLabel"], data["NodeValue"] = RealNodeLabel, realNodeValue
 		data["Domain"], data["DNSServiceIP"] = clusterDomain, dnsServiceIP.String()
@@ -116,6 +131,15 @@ func (cl *Cluster) addons(images map[string]string) (string, error) {
 
 // metricsServerName names metrics-server's image, Service and certificate.
 const metricsServerName = "metrics-server"
+
+// The CSI driver's name, and its storage and snapshot classes', which
+// DemoVolumes that back up, restore or grow name; csiName names its image
+// and Deployment.
+const (
+	CSIDriver       = "tmpfs.csi.seed.local"
+	CSIStorageClass = "csi-tmpfs"
+	csiName         = "csi-tmpfs"
+)
 
 // servingSecretData issues a serving certificate for an addon's Service,
 // for the API server to verify it by, and gives it as a template's

@@ -9,6 +9,10 @@
 package tools
 
 import (
+	_ "github.com/kubernetes-csi/external-provisioner/v6/cmd/csi-provisioner"
+	_ "github.com/kubernetes-csi/external-resizer/v2/cmd/csi-resizer"
+	_ "github.com/kubernetes-csi/external-snapshotter/v8/cmd/csi-snapshotter"
+	_ "github.com/kubernetes-csi/external-snapshotter/v8/cmd/snapshot-controller"
 	_ "github.com/prometheus/prometheus/cmd/prometheus"
 	_ "github.com/rancher/local-path-provisioner"
 	_ "sigs.k8s.io/kwok/cmd/kwok"

@@ -1,0 +1,134 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/test/cluster"
+)
+
+// DemoVolumes on the local cluster's CSI driver, whose volumes have a real
+// size, grow while in use and report their usage through the kubelet.
+var _ = Describe("The storage lifecycle on the real node", func() {
+	var namespace string
+
+	BeforeEach(func(ctx SpecContext) {
+		namespace = realNamespace(ctx, "storage")
+	})
+
+	It("grows a DemoVolume while a pod writes to it, with its data, and the kubelet reports its usage", func(ctx SpecContext) {
+		dv := &seedv1alpha1.DemoVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "grow", Namespace: namespace},
+			Spec: seedv1alpha1.DemoVolumeSpec{
+				Name: "Grow", Size: 1, ReclaimPolicy: seedv1alpha1.ReclaimDelete, StorageClassName: ptr.To(cluster.CSIStorageClass),
+			},
+		}
+		Expect(k8sClient.Create(ctx, dv)).To(Succeed())
+		expectReady(ctx, dv)
+
+		By("a pod that writes 64 MiB and then tells its file system's size and its data, each second")
+		pod := clientPod(namespace, "watcher", "echo kept > /data/file && dd if=/dev/zero of=/data/fill bs=1M count=64 2>/dev/null && "+
+			"while true; do echo $(df -k /data | tail -n 1 | awk '{print $2}') $(cat /data/file); sleep 1; done")
+		pod.Spec.RestartPolicy = corev1.RestartPolicyAlways
+		pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: dv.Name},
+		}}}
+		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
+		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+		lastLine := func(g Gomega) string {
+			lines := strings.Fields(strings.TrimSpace(lastOf(podLogsOrEmpty(ctx, namespace, pod.Name))))
+			g.Expect(lines).To(HaveLen(2), "the pod's last line: size and data")
+			return strings.Join(lines, " ")
+		}
+		Eventually(ctx, lastLine).WithTimeout(90*time.Second).Should(Equal("1048576 kept"), "1 GiB, in KiB, and the file")
+
+		By("the kubelet's summary API and metrics, with the volume's usage")
+		claim := &corev1.PersistentVolumeClaim{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), claim)).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			used, capacity := summaryVolumeStats(ctx, g, namespace, claim.Name)
+			g.Expect(used).To(BeNumerically(">=", 64<<20))
+			g.Expect(capacity).To(BeNumerically("==", 1<<30))
+		}).WithTimeout(2 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			series := fmt.Sprintf(`kubelet_volume_stats_used_bytes{namespace=%q,persistentvolumeclaim=%q}`, namespace, claim.Name)
+			g.Expect(nodeProxy(ctx, g, "metrics")).To(ContainSubstring(series))
+		}).WithTimeout(2 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+
+		By("raising spec.size: the running pod sees 2 GiB, its data kept")
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), dv)).To(Succeed())
+		dv.Spec.Size = 2
+		Expect(k8sClient.Update(ctx, dv)).To(Succeed())
+		start := time.Now()
+		Eventually(ctx, lastLine).WithTimeout(2*time.Minute).Should(Equal("2097152 kept"), "2 GiB, in KiB, and the file")
+		GinkgoWriter.Printf("the pod saw its volume grow %s after spec.size was raised\n", time.Since(start).Round(100*time.Millisecond))
+		expectReady(ctx, dv)
+		Expect(dv.Status.Capacity).To(Equal("2Gi"))
+	})
+})
+
+// podLogsOrEmpty is a pod's log, or nothing while it has not started.
+func podLogsOrEmpty(ctx context.Context, namespace, name string) string {
+	data, err := clientset.CoreV1().Pods(namespace).GetLogs(name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	if err != nil {
+		return ""
+	}
+	return string(data)
+}
+
+// lastOf is the last line of a log.
+func lastOf(log string) string {
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	return lines[len(lines)-1]
+}
+
+// nodeProxy gets a path of the real node's kubelet through the API
+// server's node proxy.
+func nodeProxy(ctx context.Context, g Gomega, path string) string {
+	nodes := &corev1.NodeList{}
+	g.Expect(k8sClient.List(ctx, nodes, client.HasLabels{cluster.RealNodeLabel})).To(Succeed())
+	g.Expect(nodes.Items).To(HaveLen(1))
+	data, err := clientset.CoreV1().RESTClient().Get().
+		AbsPath("/api/v1/nodes", nodes.Items[0].Name, "proxy", path).DoRaw(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	return string(data)
+}
+
+// summaryVolumeStats is a claim's used bytes and capacity as the kubelet's
+// summary API reports them.
+func summaryVolumeStats(ctx context.Context, g Gomega, namespace, claim string) (used, capacity uint64) {
+	var summary struct {
+		Pods []struct {
+			Volume []struct {
+				UsedBytes     *uint64 `json:"usedBytes"`
+				CapacityBytes *uint64 `json:"capacityBytes"`
+				PVCRef        *struct {
+					Name, Namespace string
+				} `json:"pvcRef"`
+			} `json:"volume"`
+		} `json:"pods"`
+	}
+	g.Expect(json.Unmarshal([]byte(nodeProxy(ctx, g, "stats/summary")), &summary)).To(Succeed())
+	for _, pod := range summary.Pods {
+		for _, v := range pod.Volume {
+			if v.PVCRef != nil && v.PVCRef.Namespace == namespace && v.PVCRef.Name == claim && v.UsedBytes != nil && v.CapacityBytes != nil {
+				return *v.UsedBytes, *v.CapacityBytes
+			}
+		}
+	}
+	g.Expect(claim).To(BeEmpty(), "the summary API reports no volume of claim "+claim)
+	return 0, 0
+}
