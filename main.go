@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -57,6 +59,7 @@ var (
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(seedv1alpha1.AddToScheme(scheme))
+	utilruntime.Must(snapshotv1.AddToScheme(scheme))
 }
 
 // options are the command line flags, named as in kubebuilder's scaffold.
@@ -160,6 +163,16 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	// DemoVolumes' backups need the VolumeSnapshot API, which a cluster
+	// may not serve: the operator runs without them then.
+	snapshots, err := kube.Served(restConfig, demovolume.SnapshotGVK)
+	if err != nil {
+		return err
+	}
+	owned := controllers.Owned
+	if snapshots {
+		owned = append(slices.Clone(owned), demovolume.OwnedSnapshots)
+	}
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                              scheme,
 		Metrics:                             metricsOptions(o),
@@ -174,7 +187,7 @@ func run(o options) error {
 		RenewDeadline:                       &o.renewDeadline,
 		RetryPeriod:                         &o.retryPeriod,
 		GracefulShutdownTimeout:             &o.gracefulShutdownPeriod,
-		Cache:                               cached.Options(namespaces, controllers.Owned...),
+		Cache:                               cached.Options(namespaces, owned...),
 		Controller:                          config.Controller{MaxConcurrentReconciles: o.concurrentReconciles},
 	})
 	if err != nil {
@@ -191,13 +204,13 @@ func run(o options) error {
 		"echo":              &echo.EchoReconciler{Client: c, Applier: applier},
 		"scheduledecho":     &echo.ScheduledEchoReconciler{Client: c, Applier: applier},
 		"immortalcontainer": &immortalcontainer.Reconciler{Client: c, Applier: applier},
-		"demovolume":        &demovolume.Reconciler{Client: c, Applier: applier},
+		"demovolume":        &demovolume.Reconciler{Client: c, Applier: applier, Snapshots: snapshots},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s controller: %w", name, err)
 		}
 	}
-	if err := statemetrics.Register(mgr, controllers.Owned...); err != nil {
+	if err := statemetrics.Register(mgr, owned...); err != nil {
 		return err
 	}
 	if o.metricsService != "" {

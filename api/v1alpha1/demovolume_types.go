@@ -12,7 +12,18 @@ const (
 	DemoVolumeBound = "Bound"
 	// DemoVolumeResizing is true while the claim grows to a new size.
 	DemoVolumeResizing = "Resizing"
+	// DemoVolumeBackedUp is true when the newest backup is ready to
+	// restore from, with spec.backup set.
+	DemoVolumeBackedUp = "BackedUp"
+	// DemoVolumeRestored is true when the claim was made from a backup,
+	// the one its message names.
+	DemoVolumeRestored = "Restored"
 )
+
+// BackupAnnotation asks for a backup on demand: the operator takes one for
+// each new value, such as a time stamp, and records the value in
+// status.lastBackupRequest.
+const BackupAnnotation = "seed.example.com/backup-request"
 
 // ReclaimPolicy says what happens to the claim, and so to its data, when
 // the DemoVolume is deleted.
@@ -32,6 +43,7 @@ const (
 // DemoVolumeSpec is a volume of a given size.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.storageClassName) == has(oldSelf.storageClassName)",message="storageClassName is immutable: a claim cannot move to another storage class"
+// +kubebuilder:validation:XValidation:rule="has(self.restoreFrom) == has(oldSelf.restoreFrom)",message="restoreFrom is immutable: it applies when the claim is made"
 type DemoVolumeSpec struct {
 	// name is a display name for the volume, copied to status.name.
 	// +kubebuilder:validation:MinLength=1
@@ -77,6 +89,80 @@ type DemoVolumeSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Reclaim Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Retain","urn:alm:descriptor:com.tectonic.ui:select:Delete"}
 	ReclaimPolicy ReclaimPolicy `json:"reclaimPolicy,omitempty"`
+
+	// backup takes backups of the volume, as VolumeSnapshots of its claim,
+	// on a schedule and on demand (the seed.example.com/backup-request
+	// annotation), and keeps the newest.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Backup",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Backup *DemoVolumeBackup `json:"backup,omitempty"`
+
+	// restoreFrom makes the claim from a backup, a VolumeSnapshot the
+	// operator took of a DemoVolume in this namespace, rather than empty.
+	// It applies when the claim is made, and cannot change.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="restoreFrom is immutable: it applies when the claim is made"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Restore From",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	RestoreFrom *DemoVolumeRestoreSource `json:"restoreFrom,omitempty"`
+}
+
+// DemoVolumeBackup is when to back a volume up, and how many backups to
+// keep.
+type DemoVolumeBackup struct {
+	// schedule is when to take a backup, in cron format (in UTC); without
+	// it, backups are taken on demand only.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Schedule",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Schedule CronSchedule `json:"schedule,omitempty"`
+
+	// keep is how many backups to keep: the oldest beyond it are deleted.
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Keep",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	Keep int32 `json:"keep,omitempty"`
+
+	// volumeSnapshotClassName is the class of the backups. When unset,
+	// the default VolumeSnapshotClass of the claim's CSI driver is used.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Volume Snapshot Class",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	VolumeSnapshotClassName *string `json:"volumeSnapshotClassName,omitempty"`
+
+	// restoreOnLoss makes a claim that was deleted or lost again from the
+	// newest ready backup, rather than empty.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Restore On Loss",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	RestoreOnLoss bool `json:"restoreOnLoss,omitempty"`
+}
+
+// DemoVolumeRestoreSource names the backup a claim is made from.
+type DemoVolumeRestoreSource struct {
+	// backupName is the VolumeSnapshot, as status.backups lists it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Backup Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	BackupName string `json:"backupName"`
+}
+
+// DemoVolumeBackupStatus is one backup.
+type DemoVolumeBackupStatus struct {
+	// name is the VolumeSnapshot's.
+	Name string `json:"name"`
+	// creationTime is when the snapshot was taken.
+	// +optional
+	CreationTime *metav1.Time `json:"creationTime,omitempty"`
+	// readyToUse tells whether the backup can be restored from.
+	ReadyToUse bool `json:"readyToUse"`
+	// size is the least a volume restored from it needs, such as 1Gi.
+	// +optional
+	Size string `json:"size,omitempty"`
+	// error is the snapshotter's, when taking the backup failed.
+	// +optional
+	Error string `json:"error,omitempty"`
 }
 
 // DemoVolumeStatus is what the operator observed of the claim.
@@ -106,8 +192,31 @@ type DemoVolumeStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Generation",xDescriptors={"urn:alm:descriptor:text"}
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions are Bound, Resizing and Ready (bound, at the size asked
-	// for).
+	// backups are the volume's backups, the newest first.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Backups",xDescriptors={"urn:alm:descriptor:text"}
+	Backups []DemoVolumeBackupStatus `json:"backups,omitempty"`
+
+	// lastScheduledBackupTime is when a scheduled backup was last taken.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Scheduled Backup",xDescriptors={"urn:alm:descriptor:timestamp"}
+	LastScheduledBackupTime *metav1.Time `json:"lastScheduledBackupTime,omitempty"`
+
+	// lastBackupRequest is the last value of the backup-request annotation
+	// a backup was taken for.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Backup Request",xDescriptors={"urn:alm:descriptor:text"}
+	LastBackupRequest string `json:"lastBackupRequest,omitempty"`
+
+	// restoredFrom is the backup the claim was made from, if it was.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Restored From",xDescriptors={"urn:alm:descriptor:text"}
+	RestoredFrom string `json:"restoredFrom,omitempty"`
+
+	// conditions are Bound, Resizing, BackedUp, Restored and Ready (bound,
+	// at the size asked for).
 	// +listType=map
 	// +listMapKey=type
 	// +optional

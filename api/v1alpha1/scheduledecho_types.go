@@ -19,13 +19,9 @@ type ScheduledEchoSpec struct {
 
 	// schedule is when to print, in cron format: five fields (minute, hour,
 	// day of month, month, day of week), or a macro such as @hourly.
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=128
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every +([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+|[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+)$')",message="schedule must be five cron fields (minute hour day-of-month month day-of-week, such as '*/5 * * * *') or a macro such as @hourly; set a time zone with timeZone, not in the schedule"
-	// +kubebuilder:validation:XValidation:rule="self.startsWith('@') || self.matches('^ *(\\\\*|\\\\?|(0*[1-5]?[0-9])(-(0*[1-5]?[0-9]))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*[1-5]?[0-9])(-(0*[1-5]?[0-9]))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*(1?[0-9]|2[0-3]))(-(0*(1?[0-9]|2[0-3])))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*(1?[0-9]|2[0-3]))(-(0*(1?[0-9]|2[0-3])))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*([1-9]|[12][0-9]|3[01]))(-(0*([1-9]|[12][0-9]|3[01])))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*([1-9]|[12][0-9]|3[01]))(-(0*([1-9]|[12][0-9]|3[01])))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(-(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(-(0*([1-9]|1[0-2])|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))?)(/[1-9][0-9]*)?)* +(\\\\*|\\\\?|(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat))(-(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat)))?)(/[1-9][0-9]*)?(,(\\\\*|\\\\?|(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat))(-(0*[0-6]|(?i:sun|mon|tue|wed|thu|fri|sat)))?)(/[1-9][0-9]*)?)* *$')",message="each cron field must be *, a value, a range such as 1-5, or a comma-separated list of them, each with an optional step such as */15; minutes are 0-59, hours 0-23, days of the month 1-31, months 1-12 or JAN-DEC, days of the week 0-6 (Sunday is 0) or SUN-SAT"
 	// +required
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Schedule",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
-	Schedule string `json:"schedule"`
+	Schedule CronSchedule `json:"schedule"`
 
 	// timeZone is the IANA time zone the schedule is in, such as
 	// Europe/Paris. The default is the time zone of kube-controller-manager.

@@ -63,7 +63,7 @@ func TestClaim(t *testing.T) {
 		retained bool
 	}{
 		{name: "desired", build: func(dv *seedv1alpha1.DemoVolume, _ string) *corev1ac.PersistentVolumeClaimApplyConfiguration {
-			return desiredClaim(dv)
+			return desiredClaim(dv, "")
 		}},
 		{name: "retained", build: func(dv *seedv1alpha1.DemoVolume, size string) *corev1ac.PersistentVolumeClaimApplyConfiguration {
 			return retainedClaim(dv, liveClaim("42", size))

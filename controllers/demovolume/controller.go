@@ -7,6 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,10 +37,15 @@ const (
 	reasonRetained = "Retained"
 )
 
-// Reconciler keeps a DemoVolume's claim at the size its spec asks for.
+// Reconciler keeps a DemoVolume's claim at the size its spec asks for,
+// made from a backup when the spec says so, and takes and prunes its
+// backups.
 type Reconciler struct {
 	client.Client
 	Applier *apply.Applier
+	// Snapshots tells whether the API server serves VolumeSnapshots, as it
+	// did when the operator started: without them there are no backups.
+	Snapshots bool
 }
 
 // +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes,verbs=get;list;watch;patch
@@ -48,10 +56,15 @@ type Reconciler struct {
 // a removed one does.
 // +kubebuilder:rbac:groups=core,resources=persistentvolumeclaims,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshots,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshotclasses,verbs=get;list
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get
 
-// Reconcile applies the desired claim and writes the status observed from
-// it. A DemoVolume carries a finalizer, and on deletion with the Retain
-// policy its claim is released rather than deleted.
+// Reconcile applies the desired claim, made from a backup when it is made
+// again after a loss or the spec restores one, takes the backups that are
+// due, and writes the status observed from the claim and the backups. A
+// DemoVolume carries a finalizer, and on deletion with the Retain policy
+// its claim is released rather than deleted.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	dv := &seedv1alpha1.DemoVolume{}
 	if err := r.Get(ctx, req.NamespacedName, dv); err != nil {
@@ -65,11 +78,73 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	original := dv.DeepCopy()
 
+	list, err := r.listBackups(ctx, dv)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	b := &backups{list: list}
 	pvc := &corev1.PersistentVolumeClaim{}
-	applyErr := r.Applier.Apply(ctx, dv, desiredClaim(dv), pvc, apply.AdoptIf(retainedFor(dv)))
+	claimErr := r.applyClaim(ctx, dv, pvc, b)
+	backupErr := r.backUp(ctx, dv, pvc, b)
 
-	computeStatus(dv, pvc, applyErr)
-	return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, dv))
+	computeStatus(dv, pvc, claimErr)
+	computeBackupStatus(dv, b)
+	result := ctrl.Result{}
+	if !b.next.IsZero() {
+		result.RequeueAfter = time.Until(b.next)
+	}
+	var waiting *refusal
+	if errors.As(claimErr, &waiting) {
+		// A backup to restore may yet be taken or become ready: it is
+		// another DemoVolume's, whose changes do not bring this one back.
+		result.RequeueAfter = restoreRetry
+	}
+	return result, errors.Join(apply.IgnoreRefused(ignoreRefusal(claimErr)), backupErr, kube.PatchStatus(ctx, r.Client, original, dv))
+}
+
+// restoreRetry is how often a DemoVolume waiting for a backup to restore
+// looks at it again.
+const restoreRetry = 5 * time.Second
+
+// applyClaim applies the desired claim. One that is to be made from a
+// backup that cannot be restored is not made, and the refusal says why; a
+// lost claim (its volume gone) is deleted to be made again, with
+// restoreOnLoss.
+func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume, pvc *corev1.PersistentVolumeClaim, b *backups) error {
+	live := &corev1.PersistentVolumeClaim{}
+	err := r.Get(ctx, client.ObjectKeyFromObject(dv), live)
+	switch {
+	case err == nil:
+		if metav1.IsControlledBy(live, dv) && live.Status.Phase == corev1.ClaimLost && dv.Spec.Backup != nil && dv.Spec.Backup.RestoreOnLoss {
+			live.DeepCopyInto(pvc)
+			return r.Applier.Remove(ctx, dv, client.ObjectKeyFromObject(live), &corev1.PersistentVolumeClaim{})
+		}
+		// A claim's data source is immutable: the one it was made with stays.
+		return r.Applier.Apply(ctx, dv, desiredClaim(dv, backupSource(live)), pvc, apply.AdoptIf(retainedFor(dv)))
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("getting claim %s: %w", dv.Name, err)
+	}
+	source, reason, err := r.claimSource(ctx, dv, b.list)
+	if err != nil {
+		return err
+	}
+	if err := r.Applier.Apply(ctx, dv, desiredClaim(dv, source), pvc, apply.AdoptIf(retainedFor(dv))); err != nil {
+		return err
+	}
+	if source != "" {
+		r.Applier.Recorder.Eventf(dv, pvc, corev1.EventTypeNormal, reason, "Restore", "Made claim %s from backup %s", pvc.Name, source)
+	}
+	return nil
+}
+
+// ignoreRefusal is err, unless it only says that the claim waits for a
+// backup to restore: the status says so, and the reconcile comes back.
+func ignoreRefusal(err error) error {
+	var waiting *refusal
+	if errors.As(err, &waiting) {
+		return nil
+	}
+	return err
 }
 
 // release lets a DemoVolume being deleted go, once its claim is kept if
@@ -115,6 +190,10 @@ func (r *Reconciler) keepClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume)
 // claim's spec.
 var Owned = []cached.Owned{{Type: &corev1.PersistentVolumeClaim{}, SpecRead: true}}
 
+// OwnedSnapshots is Owned's entry for the backups, when the API server
+// serves VolumeSnapshots: their spec is never read.
+var OwnedSnapshots = cached.Owned{Type: &snapshotv1.VolumeSnapshot{}}
+
 // SetupWithManager reconciles a DemoVolume whenever it or its claim
 // changes. Its own status writes bring a reconcile too, which writes
 // nothing when the cache has caught up: one computed from a cache that had
@@ -125,10 +204,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.DemoVolume{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
-		Owns(&corev1.PersistentVolumeClaim{}).
-		WatchesRawSource(conflicts).
+		Owns(&corev1.PersistentVolumeClaim{})
+	if r.Snapshots {
+		b = b.Owns(&snapshotv1.VolumeSnapshot{})
+	}
+	return b.WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
 		Named("demovolume").
 		Complete(r)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -13,8 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/apply"
@@ -155,6 +158,25 @@ var _ = Describe("DemoVolume controller", func() {
 			HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
 		)))
 		Expect(pvc.Labels).NotTo(HaveKey(retainedLabel))
+	}
+	// deleteClaim deletes a claim as someone would by hand. The
+	// StorageObjectInUseProtection admission plugin gives every claim the
+	// kubernetes.io/pvc-protection finalizer, which the pvc-protection
+	// controller removes once no pod uses the claim. envtest runs no
+	// controllers, so the test removes it instead.
+	deleteClaim := func(ctx SpecContext, claim *corev1.PersistentVolumeClaim) {
+		Expect(k8sClient.Delete(ctx, claim)).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), pvc)
+			if apierrors.IsNotFound(err) || pvc.UID != claim.UID {
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pvc.DeletionTimestamp).NotTo(BeNil())
+			pvc.Finalizers = nil
+			g.Expect(k8sClient.Update(ctx, pvc)).To(Succeed())
+		}).Should(Succeed())
 	}
 	// refused tries an update the API server must refuse, and checks that
 	// its message is the given one.
@@ -429,22 +451,7 @@ var _ = Describe("DemoVolume controller", func() {
 		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
 
 		Expect(first.Finalizers).To(ContainElement("kubernetes.io/pvc-protection"))
-		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
-		// The StorageObjectInUseProtection admission plugin gives every
-		// claim the kubernetes.io/pvc-protection finalizer, which the
-		// pvc-protection controller removes once no pod uses the claim.
-		// envtest runs no controllers, so the test removes it instead.
-		Eventually(ctx, func(g Gomega) {
-			pvc := &corev1.PersistentVolumeClaim{}
-			err := k8sClient.Get(ctx, key("data"), pvc)
-			if apierrors.IsNotFound(err) || pvc.UID != first.UID {
-				return
-			}
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(pvc.DeletionTimestamp).NotTo(BeNil())
-			pvc.Finalizers = nil
-			g.Expect(k8sClient.Update(ctx, pvc)).To(Succeed())
-		}).Should(Succeed())
+		deleteClaim(ctx, first)
 
 		Eventually(ctx, func(g Gomega) {
 			g.Expect(claimOf(ctx, "data").UID).NotTo(Equal(first.UID))
@@ -640,8 +647,8 @@ var _ = Describe("DemoVolume controller", func() {
 		dv, pvc := &seedv1alpha1.DemoVolume{}, &corev1.PersistentVolumeClaim{}
 		Expect(k8sClient.Get(ctx, key("data"), dv)).To(Succeed())
 		Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
-		Expect(apply.UpToDate(desiredClaim(dv), pvc)).To(BeTrue(), "the claim is as applied: no apply is sent")
-		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredClaim(dv), &corev1.PersistentVolumeClaim{})
+		Expect(apply.UpToDate(desiredClaim(dv, ""), pvc)).To(BeTrue(), "the claim is as applied: no apply is sent")
+		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredClaim(dv, ""), &corev1.PersistentVolumeClaim{})
 
 		for range 3 {
 			Expect(reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: key("data")})).To(Equal(ctrl.Result{}))
@@ -653,5 +660,216 @@ var _ = Describe("DemoVolume controller", func() {
 		name := strings.Repeat("d", 63)
 		create(ctx, name)
 		Expect(claimOf(ctx, name).Labels).To(HaveKeyWithValue("app.kubernetes.io/instance", name))
+	})
+
+	Context("with backups", func() {
+		// csiClass makes a storage class of a driver, and, unless no
+		// default is wanted, the driver's default VolumeSnapshotClass.
+		csiClass := func(ctx SpecContext, withDefault bool) string {
+			// A driver of the class's own, whose default snapshot class no
+			// other's interferes with.
+			name := "csi-" + rand.String(5)
+			sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: name + ".example.com"}
+			Expect(k8sClient.Create(ctx, sc)).To(Succeed())
+			DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, sc)).To(Succeed()) })
+			if withDefault {
+				vsc := &snapshotv1.VolumeSnapshotClass{
+					ObjectMeta: metav1.ObjectMeta{Name: sc.Name, Annotations: map[string]string{isDefaultSnapshotClass: "true"}},
+					Driver:     sc.Provisioner, DeletionPolicy: snapshotv1.VolumeSnapshotContentDelete,
+				}
+				Expect(k8sClient.Create(ctx, vsc)).To(Succeed())
+				DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, vsc)).To(Succeed()) })
+			}
+			return sc.Name
+		}
+		backedUp := func(class string, mutate ...func(*seedv1alpha1.DemoVolumeBackup)) func(*seedv1alpha1.DemoVolume) {
+			return func(dv *seedv1alpha1.DemoVolume) {
+				dv.Spec.StorageClassName = ptr.To(class)
+				dv.Spec.Backup = &seedv1alpha1.DemoVolumeBackup{Keep: 2}
+				for _, m := range mutate {
+					m(dv.Spec.Backup)
+				}
+			}
+		}
+		requestBackup := func(ctx SpecContext, name, request string) {
+			update(ctx, name, func(dv *seedv1alpha1.DemoVolume) {
+				metav1.SetMetaDataAnnotation(&dv.ObjectMeta, seedv1alpha1.BackupAnnotation, request)
+			})
+		}
+		backupsOf := func(ctx SpecContext, g Gomega, name string) []string {
+			list := &snapshotv1.VolumeSnapshotList{}
+			g.Expect(k8sClient.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+			var names []string
+			for _, b := range list.Items {
+				if b.Spec.Source.PersistentVolumeClaimName != nil && *b.Spec.Source.PersistentVolumeClaimName == name {
+					names = append(names, b.Name)
+				}
+			}
+			return names
+		}
+		// ready plays the snapshot controller: the backup is taken, of size.
+		ready := func(ctx SpecContext, backup, size string) {
+			Eventually(ctx, func(g Gomega) {
+				b := &snapshotv1.VolumeSnapshot{}
+				g.Expect(k8sClient.Get(ctx, key(backup), b)).To(Succeed())
+				b.Status = &snapshotv1.VolumeSnapshotStatus{
+					ReadyToUse: ptr.To(true), RestoreSize: ptr.To(resource.MustParse(size)), CreationTime: ptr.To(metav1.Now()),
+				}
+				g.Expect(k8sClient.Status().Update(ctx, b)).To(Succeed())
+			}).Should(Succeed())
+		}
+
+		It("takes a backup on request, of the claim, in the driver's default class, and says when it is ready", func(ctx SpecContext) {
+			class := csiClass(ctx, true)
+			dv := create(ctx, "data", backedUp(class))
+			bind(ctx, "data", "1Gi")
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionFalse, reasonNoBackupYet)
+
+			requestBackup(ctx, "data", "first")
+			name := requestedBackupName(dv, "first")
+			backup := &snapshotv1.VolumeSnapshot{}
+			Eventually(ctx, func() error { return k8sClient.Get(ctx, key(name), backup) }).Should(Succeed())
+			Expect(backup.Spec.Source.PersistentVolumeClaimName).To(HaveValue(Equal("data")))
+			Expect(backup.Spec.VolumeSnapshotClassName).To(HaveValue(Equal(class)))
+			Expect(metav1.IsControlledBy(backup, demoVolume(ctx, Default, "data"))).To(BeTrue())
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionFalse, reasonBackupInProgress)
+			expectEvent(ctx, "data", reasonBackupTaken, "Took backup "+name)
+
+			ready(ctx, name, "1Gi")
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionTrue, reasonBackupReady)
+			Eventually(ctx, func(g Gomega) {
+				status := demoVolume(ctx, g, "data").Status
+				g.Expect(status.LastBackupRequest).To(Equal("first"))
+				g.Expect(status.Backups).To(ConsistOf(And(HaveField("Name", name), HaveField("ReadyToUse", true), HaveField("Size", "1Gi"))))
+			}).Should(Succeed())
+			Consistently(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).WithTimeout(time.Second).
+				Should(ConsistOf(name), "one backup per request")
+		})
+
+		It("keeps the newest backups, and never the newest ready one", func(ctx SpecContext) {
+			class := csiClass(ctx, true)
+			dv := create(ctx, "data", backedUp(class))
+			bind(ctx, "data", "1Gi")
+			requests := []string{"1", "2", "3"}
+			names := make([]string, 0, len(requests))
+			for _, request := range requests {
+				requestBackup(ctx, "data", request)
+				names = append(names, requestedBackupName(dv, request))
+				Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(names[len(names)-1]))
+				if request == "1" {
+					ready(ctx, names[0], "1Gi")
+				}
+				// Backups are told apart by their age, in seconds.
+				time.Sleep(1100 * time.Millisecond)
+			}
+			Consistently(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).WithTimeout(2*time.Second).
+				Should(ConsistOf(names), "the oldest is the only ready one: kept")
+			ready(ctx, names[2], "1Gi")
+			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ConsistOf(names[1], names[2]))
+		})
+
+		It("takes no backup without a snapshot class, and says why", func(ctx SpecContext) {
+			create(ctx, "data", backedUp(csiClass(ctx, false)))
+			bind(ctx, "data", "1Gi")
+			requestBackup(ctx, "data", "1")
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionFalse, reasonNoSnapshotClass)
+			create(ctx, "named", backedUp(csiClass(ctx, true), func(b *seedv1alpha1.DemoVolumeBackup) { b.VolumeSnapshotClassName = ptr.To("absent") }))
+			bind(ctx, "named", "1Gi")
+			expectCondition(ctx, "named", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionFalse, reasonNoSnapshotClass)
+			Consistently(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).WithTimeout(time.Second).Should(BeEmpty())
+		})
+
+		It("leaves alone a VolumeSnapshot of the backup's name that is not the DemoVolume's, which takes get on VolumeSnapshots", Serial, func(ctx SpecContext) {
+			class := csiClass(ctx, true)
+			dv := create(ctx, "data", backedUp(class))
+			theirs := &snapshotv1.VolumeSnapshot{
+				ObjectMeta: metav1.ObjectMeta{Name: requestedBackupName(dv, "1"), Namespace: namespace},
+				Spec:       snapshotv1.VolumeSnapshotSpec{Source: snapshotv1.VolumeSnapshotSource{PersistentVolumeClaimName: ptr.To("other")}},
+			}
+			Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
+			bind(ctx, "data", "1Gi")
+			// The cache holds only what the operator made: it reads the
+			// snapshot in its way from the API server.
+			restore := env.WithoutGrant(ctx, snapshotAPIGroup, "volumesnapshots", "get")
+			requestBackup(ctx, "data", "1")
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionFalse, reasonNoBackupYet)
+			Consistently(ctx, func(g Gomega) string {
+				return meta.FindStatusCondition(demoVolume(ctx, g, "data").Status.Conditions, seedv1alpha1.DemoVolumeBackedUp).Reason
+			}).WithTimeout(2*time.Second).Should(Equal(reasonNoBackupYet), "without get, the snapshot in the way is not known for what it is")
+			restore(ctx)
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionFalse, reasonBackupConflict)
+			Consistently(ctx, func(g Gomega) string {
+				return meta.FindStatusCondition(demoVolume(ctx, g, "data").Status.Conditions, seedv1alpha1.DemoVolumeBackedUp).Reason
+			}).WithTimeout(2*time.Second).Should(Equal(reasonBackupConflict), "the request waits while the name is taken")
+			Expect(demoVolume(ctx, Default, "data").Status.LastBackupRequest).To(BeEmpty())
+			after := &snapshotv1.VolumeSnapshot{}
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(theirs), after)).To(Succeed())
+			Expect(after.ResourceVersion).To(Equal(theirs.ResourceVersion), "theirs, untouched")
+		})
+
+		It("makes a claim from a backup once it can be restored, and nothing before", func(ctx SpecContext) {
+			class := csiClass(ctx, true)
+			source := create(ctx, "source", backedUp(class))
+			bind(ctx, "source", "1Gi")
+			backup := requestedBackupName(source, "1")
+			restored := func(dv *seedv1alpha1.DemoVolume) {
+				dv.Spec.StorageClassName = ptr.To(class)
+				dv.Spec.RestoreFrom = &seedv1alpha1.DemoVolumeRestoreSource{BackupName: backup}
+			}
+			create(ctx, "copy", restored)
+			expectReady(ctx, "copy", metav1.ConditionFalse, reasonBackupNotFound)
+
+			requestBackup(ctx, "source", "1")
+			expectReady(ctx, "copy", metav1.ConditionFalse, reasonBackupNotReady)
+			ready(ctx, backup, "2Gi")
+			expectReady(ctx, "copy", metav1.ConditionFalse, reasonBackupTooLarge)
+			Expect(k8sClient.Get(ctx, key("copy"), &corev1.PersistentVolumeClaim{})).To(Satisfy(apierrors.IsNotFound), "no claim is made")
+
+			update(ctx, "copy", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
+			Eventually(ctx, func(g Gomega) {
+				pvc := &corev1.PersistentVolumeClaim{}
+				g.Expect(k8sClient.Get(ctx, key("copy"), pvc)).To(Succeed())
+				g.Expect(pvc.Spec.DataSourceRef).To(HaveValue(And(
+					HaveField("APIGroup", HaveValue(Equal(snapshotAPIGroup))), HaveField("Kind", "VolumeSnapshot"), HaveField("Name", backup))))
+			}).Should(Succeed())
+			expectCondition(ctx, "copy", seedv1alpha1.DemoVolumeRestored, metav1.ConditionTrue, reasonFromBackup)
+			expectEvent(ctx, "copy", reasonFromBackup, "from backup "+backup)
+			bind(ctx, "copy", "2Gi")
+			expectReady(ctx, "copy", metav1.ConditionTrue, reasonBound)
+			Expect(demoVolume(ctx, Default, "copy").Status.RestoredFrom).To(Equal(backup))
+
+			By("refusing any VolumeSnapshot that is not a DemoVolume's backup")
+			theirs := &snapshotv1.VolumeSnapshot{
+				ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: namespace},
+				Spec:       snapshotv1.VolumeSnapshotSpec{Source: snapshotv1.VolumeSnapshotSource{PersistentVolumeClaimName: ptr.To("source")}},
+			}
+			Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
+			create(ctx, "stolen", func(dv *seedv1alpha1.DemoVolume) {
+				dv.Spec.RestoreFrom = &seedv1alpha1.DemoVolumeRestoreSource{BackupName: "theirs"}
+			})
+			expectReady(ctx, "stolen", metav1.ConditionFalse, reasonBackupNotFound)
+		})
+
+		It("makes a deleted claim again from the newest ready backup with restoreOnLoss", func(ctx SpecContext) {
+			class := csiClass(ctx, true)
+			dv := create(ctx, "data", backedUp(class, func(b *seedv1alpha1.DemoVolumeBackup) { b.RestoreOnLoss = true }))
+			bind(ctx, "data", "1Gi")
+			requestBackup(ctx, "data", "1")
+			backup := requestedBackupName(dv, "1")
+			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
+			ready(ctx, backup, "1Gi")
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeRestored, metav1.ConditionFalse, reasonMadeEmpty)
+
+			old := claimOf(ctx, "data")
+			deleteClaim(ctx, old)
+			Eventually(ctx, func(g Gomega) {
+				pvc := &corev1.PersistentVolumeClaim{}
+				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
+				g.Expect(pvc.UID).NotTo(Equal(old.UID))
+				g.Expect(backupSource(pvc)).To(Equal(backup))
+			}).Should(Succeed())
+			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backup)
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeRestored, metav1.ConditionTrue, reasonFromBackup)
+		})
 	})
 })

@@ -2,13 +2,17 @@ package demovolume
 
 import (
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/apply"
@@ -197,7 +201,7 @@ func TestComputeStatus(t *testing.T) {
 			dv := newDemoVolume()
 			dv.Generation = 7
 
-			pvc := applytest.Applied(t, desiredClaim(dv), tt.pvc)
+			pvc := applytest.Applied(t, desiredClaim(dv, ""), tt.pvc)
 			fromCache := dv.DeepCopy()
 			computeStatus(dv, pvc, tt.applyErr)
 			computeStatus(fromCache, cachedtest.AsCached(t, Owned, pvc), tt.applyErr)
@@ -209,7 +213,8 @@ func TestComputeStatus(t *testing.T) {
 			g.Expect(st.ClaimName).To(Equal(tt.pvc.Name))
 			g.Expect(st.Phase).To(Equal(tt.wantPhase))
 			g.Expect(st.Capacity).To(Equal(tt.wantCapacity))
-			g.Expect(st.Conditions).To(HaveLen(3))
+			// Restored says what a claim was made from, once there is one.
+			g.Expect(meta.FindStatusCondition(st.Conditions, seedv1alpha1.DemoVolumeRestored) != nil).To(Equal(tt.pvc.Name != ""))
 			for _, c := range st.Conditions {
 				g.Expect(c.ObservedGeneration).To(BeEquivalentTo(7), c.Type)
 			}
@@ -248,4 +253,84 @@ func TestComputeStatusReportsTheVolume(t *testing.T) {
 	computeStatus(dv, claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: capacity("10Gi")}), nil)
 	bound := meta.FindStatusCondition(dv.Status.Conditions, seedv1alpha1.DemoVolumeBound)
 	g.Expect(bound.Message).To(Equal("Bound to volume pv-0001"))
+}
+
+func TestComputeStatusWaitsForABackup(t *testing.T) {
+	g := NewWithT(t)
+	dv := newDemoVolume()
+	waiting := &refusal{reasonBackupNotReady, "Backup b is not ready to restore from yet"}
+	computeStatus(dv, &corev1.PersistentVolumeClaim{}, fmt.Errorf("restoring: %w", waiting))
+	for conditionType, reason := range map[string]string{
+		seedv1alpha1.ConditionReady: reasonBackupNotReady, seedv1alpha1.DemoVolumeRestored: reasonBackupNotReady, seedv1alpha1.DemoVolumeBound: reasonPending,
+	} {
+		c := meta.FindStatusCondition(dv.Status.Conditions, conditionType)
+		g.Expect(c).To(HaveField("Status", metav1.ConditionFalse), conditionType)
+		g.Expect(c.Reason).To(Equal(reason), conditionType)
+		g.Expect(c.Message).To(ContainSubstring("Backup b is not ready"), conditionType)
+	}
+}
+
+func TestComputeStatusNamesTheBackupRestored(t *testing.T) {
+	g := NewWithT(t)
+	dv := newDemoVolume()
+	pvc := applytest.Applied(t, desiredClaim(dv, "data-request-1"), claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: capacity("10Gi")}))
+	fromCache := dv.DeepCopy()
+	computeStatus(dv, pvc, nil)
+	computeStatus(fromCache, cachedtest.AsCached(t, Owned, pvc), nil)
+	cachedtest.ExpectSameStatus(t, fromCache, dv)
+	g.Expect(dv.Status.RestoredFrom).To(Equal("data-request-1"))
+	restored := meta.FindStatusCondition(dv.Status.Conditions, seedv1alpha1.DemoVolumeRestored)
+	g.Expect(restored).To(HaveField("Status", metav1.ConditionTrue))
+	g.Expect(restored.Reason).To(Equal(reasonFromBackup))
+}
+
+func TestComputeBackupStatus(t *testing.T) {
+	failed := snapshots("p")
+	failed[0].Status = &snapshotv1.VolumeSnapshotStatus{Error: &snapshotv1.VolumeSnapshotError{Message: ptr.To("disk full")}}
+	for _, tt := range []struct {
+		name       string
+		spec       *seedv1alpha1.DemoVolumeBackup
+		b          backups
+		want       metav1.ConditionStatus
+		wantReason string
+	}{
+		{name: "no backup asked", b: backups{list: snapshots("r")}},
+		{name: "refused", spec: &seedv1alpha1.DemoVolumeBackup{}, b: backups{refusal: &refusal{reasonNoSnapshotClass, "no class"}},
+			want: metav1.ConditionFalse, wantReason: reasonNoSnapshotClass},
+		{name: "none yet", spec: &seedv1alpha1.DemoVolumeBackup{}, want: metav1.ConditionFalse, wantReason: reasonNoBackupYet},
+		{name: "the newest failed", spec: &seedv1alpha1.DemoVolumeBackup{}, b: backups{list: append(failed, snapshots("r")...)},
+			want: metav1.ConditionFalse, wantReason: reasonBackupFailed},
+		{name: "the newest in progress", spec: &seedv1alpha1.DemoVolumeBackup{}, b: backups{list: snapshots("p", "r")},
+			want: metav1.ConditionFalse, wantReason: reasonBackupInProgress},
+		{name: "the newest ready", spec: &seedv1alpha1.DemoVolumeBackup{}, b: backups{list: snapshots("r", "p")},
+			want: metav1.ConditionTrue, wantReason: reasonBackupReady},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			dv := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Backup = tt.spec })
+			computeBackupStatus(dv, &tt.b)
+			g.Expect(dv.Status.Backups).To(HaveLen(len(tt.b.list)))
+			c := meta.FindStatusCondition(dv.Status.Conditions, seedv1alpha1.DemoVolumeBackedUp)
+			if tt.spec == nil {
+				g.Expect(c).To(BeNil())
+				return
+			}
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(tt.want))
+			g.Expect(c.Reason).To(Equal(tt.wantReason))
+		})
+	}
+}
+
+func TestComputeBackupStatusRecordsWhatWasTaken(t *testing.T) {
+	g := NewWithT(t)
+	dv := newDemoVolume()
+	at := time.Date(2026, 11, 28, 1, 0, 0, 0, time.UTC)
+	computeBackupStatus(dv, &backups{scheduled: at, request: "now"})
+	g.Expect(dv.Status.LastScheduledBackupTime).To(HaveValue(HaveField("Time", at)))
+	g.Expect(dv.Status.LastBackupRequest).To(Equal("now"))
+	// Nothing taken: what was recorded stays.
+	computeBackupStatus(dv, &backups{})
+	g.Expect(dv.Status.LastScheduledBackupTime).To(HaveValue(HaveField("Time", at)))
+	g.Expect(dv.Status.LastBackupRequest).To(Equal("now"))
 }

@@ -23,8 +23,8 @@ func TestDemoVolume(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	env = testenv.StartSuite(func(e *testenv.Env) error {
-		reconciler = &Reconciler{Client: e.Manager.GetClient(), Applier: e.Applier}
+		reconciler = &Reconciler{Client: e.Manager.GetClient(), Applier: e.Applier, Snapshots: true}
 		return reconciler.SetupWithManager(e.Manager)
-	}, Owned...)
+	}, append(Owned, OwnedSnapshots)...)
 	k8sClient = env.Client
 })

@@ -18,7 +18,7 @@ var scheduledGVK = seedv1alpha1.GroupVersion.WithKind("ScheduledEcho")
 func desiredCronJob(s *seedv1alpha1.ScheduledEcho) *batchv1ac.CronJobApplyConfiguration {
 	labels := kube.Labels(scheduledKind, s.Name)
 	spec := batchv1ac.CronJobSpec().
-		WithSchedule(s.Spec.Schedule).
+		WithSchedule(string(s.Spec.Schedule)).
 		WithConcurrencyPolicy(s.Spec.ConcurrencyPolicy).
 		WithJobTemplate(batchv1ac.JobTemplateSpec().
 			WithLabels(labels).

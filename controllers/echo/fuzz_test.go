@@ -47,7 +47,7 @@ func FuzzDesiredCronJob(f *testing.F) {
 		s := &seedv1alpha1.ScheduledEcho{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testenv.FuzzNamespace},
 			Spec: seedv1alpha1.ScheduledEchoSpec{
-				Message: message, Schedule: schedule, ConcurrencyPolicy: batchv1.ConcurrencyPolicy(concurrency),
+				Message: message, Schedule: seedv1alpha1.CronSchedule(schedule), ConcurrencyPolicy: batchv1.ConcurrencyPolicy(concurrency),
 				SuccessfulJobsHistoryLimit: &successful, FailedJobsHistoryLimit: &failed,
 			},
 		}

@@ -156,7 +156,7 @@ var _ = Describe("ScheduledEcho controller", func() {
 				},
 			}
 			cronJobErr := k8sClient.Create(ctx, cj, client.DryRunAll)
-			echoErr := k8sClient.Create(ctx, scheduledEcho("probe", func(s *seedv1alpha1.ScheduledEcho) { s.Spec.Schedule = schedule }), client.DryRunAll)
+			echoErr := k8sClient.Create(ctx, scheduledEcho("probe", func(s *seedv1alpha1.ScheduledEcho) { s.Spec.Schedule = seedv1alpha1.CronSchedule(schedule) }), client.DryRunAll)
 			if cronJobErr == nil {
 				Expect(echoErr).NotTo(HaveOccurred(), "the CronJob API accepts %q", schedule)
 			} else {

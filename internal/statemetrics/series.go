@@ -150,7 +150,7 @@ func scheduledEchoSamples(s *seedv1alpha1.ScheduledEcho) []sample {
 // last run started, or after s was made. It is not known when the
 // schedule or the time zone cannot be read, which the API server refuses.
 func nextSchedule(s *seedv1alpha1.ScheduledEcho) (metav1.Time, bool) {
-	spec := s.Spec.Schedule
+	spec := string(s.Spec.Schedule)
 	if s.Spec.TimeZone != nil {
 		spec = "CRON_TZ=" + *s.Spec.TimeZone + " " + spec
 	}

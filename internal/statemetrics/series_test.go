@@ -222,7 +222,7 @@ func TestScheduledEchoSamples(t *testing.T) {
 			meta := objectMeta
 			meta.CreationTimestamp = started
 			s := &seedv1alpha1.ScheduledEcho{ObjectMeta: meta, Status: tt.status,
-				Spec: seedv1alpha1.ScheduledEchoSpec{Schedule: tt.schedule, TimeZone: tt.timeZone, Suspend: tt.suspend}}
+				Spec: seedv1alpha1.ScheduledEchoSpec{Schedule: seedv1alpha1.CronSchedule(tt.schedule), TimeZone: tt.timeZone, Suspend: tt.suspend}}
 			expectSeries(t, scheduledEchoSamples(s), tt.want...)
 		})
 	}

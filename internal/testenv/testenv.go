@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -42,8 +43,10 @@ type Env struct {
 // RBAC only, elects a leader on a Lease, and its cache holds only owned
 // objects the operator manages. Call Run once controllers are added.
 func Start(owned ...cached.Owned) (*Env, error) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		return nil, fmt.Errorf("KUBEBUILDER_ASSETS is not set: run the tests with `make test`, which builds the control plane")
+	for _, v := range []string{"KUBEBUILDER_ASSETS", "SNAPSHOT_CRDS"} {
+		if os.Getenv(v) == "" {
+			return nil, fmt.Errorf("%s is not set: run the tests with `make test`, which builds the control plane and finds the snapshot CRDs", v)
+		}
 	}
 	env := crdEnvironment()
 	cfg, err := env.Start()
@@ -53,6 +56,7 @@ func Start(owned ...cached.Owned) (*Env, error) {
 
 	scheme := clientgoscheme.Scheme
 	utilruntime.Must(seedv1alpha1.AddToScheme(scheme))
+	utilruntime.Must(snapshotv1.AddToScheme(scheme))
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return nil, fmt.Errorf("creating a client: %w", err)
@@ -88,10 +92,11 @@ func Start(owned ...cached.Owned) (*Env, error) {
 }
 
 // crdEnvironment is an API server from KUBEBUILDER_ASSETS, with the
-// project's CRDs and the admission plugins the operator's RBAC answers to.
+// project's CRDs, the snapshot CRDs of SNAPSHOT_CRDS (which `make test`
+// sets), and the admission plugins the operator's RBAC answers to.
 func crdEnvironment() *envtest.Environment {
 	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(ProjectRoot(), "config", "crd", "bases")},
+		CRDDirectoryPaths:     []string{filepath.Join(ProjectRoot(), "config", "crd", "bases"), os.Getenv("SNAPSHOT_CRDS")},
 		ErrorIfCRDPathMissing: true,
 	}
 	// As OpenShift and the local cluster run it: changing an object's

@@ -61,7 +61,10 @@ func (cl *Cluster) startRealNode(ctx context.Context) error {
 	if err := cl.apply(manifests); err != nil {
 		return err
 	}
-	for _, d := range []string{"kube-system/coredns", "local-path-storage/local-path-provisioner", "kube-system/" + metricsServerName, "kube-system/" + csiName} {
+	deployments := []string{
+		"kube-system/coredns", "local-path-storage/local-path-provisioner", "kube-system/" + metricsServerName, "kube-system/" + csiName,
+	}
+	for _, d := range deployments {
 		namespace, name, _ := strings.Cut(d, "/")
 		if err := cl.waitFor(ctx, d+" available", 120*time.Second, func() error {
 			return cl.kubectl("wait", "--for=condition=Available", "deployment/"+name, "--namespace="+namespace, "--timeout=1s")
@@ -105,14 +108,14 @@ func (cl *Cluster) addons(images map[string]string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	metricsServer["Image"] = images[metricsServerName]
+	metricsServer[imageKey] = images[metricsServerName]
 	var all strings.Builder
 	for file, data := range map[string]map[string]string{
-		"addons/coredns.yaml":        {"Image": images["coredns"]},
-		"addons/local-path.yaml":     {"Image": images["local-path-provisioner"], "HelperImage": images["busybox"], "VolumesDir": cl.path("volumes")},
+		"addons/coredns.yaml":        {imageKey: images["coredns"]},
+		"addons/local-path.yaml":     {imageKey: images["local-path-provisioner"], "HelperImage": images["busybox"], "VolumesDir": cl.path("volumes")},
 		"addons/metrics-server.yaml": metricsServer,
 		"addons/csi-tmpfs.yaml": {
-			"Name": csiName, "Image": images[csiName], "Driver": CSIDriver, "StorageClass": CSIStorageClass, "KubeletRoot": cl.path("kubelet", "root"),
+			"Name": csiName, imageKey: images[csiName], "Driver": CSIDriver, "StorageClass": CSIStorageClass, "KubeletRoot": cl.path("kubelet", "root"),
 		},
 	} {
 		data["NodeLabel"], data["NodeValue"] = RealNodeLabel, realNodeValue
@@ -128,6 +131,9 @@ func (cl *Cluster) addons(images map[string]string) (string, error) {
 	}
 	return all.String(), nil
 }
+
+// imageKey is the addon templates' name of their image.
+const imageKey = "Image"
 
 // metricsServerName names metrics-server's image, Service and certificate.
 const metricsServerName = "metrics-server"

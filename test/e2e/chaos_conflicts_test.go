@@ -156,7 +156,7 @@ func (s *storm) editSpec(ctx context.Context, rng *rand.Rand) {
 	} else {
 		se := s.scheduled[rng.IntN(len(s.scheduled))].DeepCopy()
 		message, schedule := fmt.Sprintf("storm %d", rng.IntN(1000)), []string{"0 0 1 1 *", "0 12 * * 0", "* * * * *"}[rng.IntN(3)]
-		s.update(ctx, se, func() { se.Spec.Message, se.Spec.Schedule = message, schedule })
+		s.update(ctx, se, func() { se.Spec.Message, se.Spec.Schedule = message, seedv1alpha1.CronSchedule(schedule) })
 		obj = se
 	}
 	s.mu.Lock()
@@ -239,7 +239,7 @@ func (s *storm) expectRepaired(ctx context.Context) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(se), se)).To(Succeed())
 			cj := &batchv1.CronJob{}
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(se), cj)).To(Succeed())
-			g.Expect(cj.Spec.Schedule).To(Equal(se.Spec.Schedule), "schedule of CronJob %s", cj.Name)
+			g.Expect(cj.Spec.Schedule).To(BeEquivalentTo(se.Spec.Schedule), "schedule of CronJob %s", cj.Name)
 			g.Expect(cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Args).To(Equal([]string{se.Spec.Message}), "message of CronJob %s", cj.Name)
 		}
 	}).WithTimeout(convergeWithin).WithPolling(2 * time.Second).Should(Succeed())

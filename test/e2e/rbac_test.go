@@ -41,7 +41,8 @@ func (g grant) String() string {
 // records under another verb, or the path is rare), or "" when nothing
 // does. All but the list are shown needed by envtest specs that take each
 // away: the WebServer suite's grants specs, and the DemoVolume suite's
-// adoption of a retained claim and its grants specs.
+// adoption of a retained claim, its spec of a backup's name taken, and
+// its grants specs.
 func implied(g grant, used map[grant]bool) string {
 	switch {
 	case g.verb == "create" && used[grant{g.group, g.resource, "patch"}]:
@@ -52,6 +53,8 @@ func implied(g grant, used map[grant]bool) string {
 		return "OwnerReferencesPermissionEnforcement asks for update on the owner's finalizers when an owned object blocks its deletion"
 	case g == grant{seedv1alpha1.GroupVersion.Group, "demovolumes", "get"}, g == grant{"batch", "jobs", "get"}:
 		return "kube.SetFinalizer reads a DemoVolume or a Job again after a conflict"
+	case g == grant{"snapshot.storage.k8s.io", "volumesnapshots", "get"}:
+		return "a backup's name taken by a VolumeSnapshot that is not the DemoVolume's is read from the API server, as the cache holds only the operator's"
 	case g.verb == "list" && used[grant{g.group, g.resource, "watch"}]:
 		return "an informer lists with a watch where the API server streams lists, with a list where it does not"
 	}

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -78,7 +80,110 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		expectReady(ctx, dv)
 		Expect(dv.Status.Capacity).To(Equal("2Gi"))
 	})
+
+	It("backs a DemoVolume up on request and restores the backup into another, with the data of that time", func(ctx SpecContext) {
+		source := backedUpVolume(ctx, namespace, "source", seedv1alpha1.DemoVolumeBackup{Keep: 3})
+		Expect(runOnClaim(ctx, namespace, "before", "source", "echo first > /data/first && cat /data/first")).To(Equal("first\n"))
+		backup := requestBackup(ctx, source, "one")
+		Expect(runOnClaim(ctx, namespace, "after", "source", "echo second > /data/second && ls /data")).To(Equal("first\nsecond\n"))
+
+		restored := &seedv1alpha1.DemoVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: namespace},
+			Spec: seedv1alpha1.DemoVolumeSpec{
+				Name: "Restored", Size: 1, ReclaimPolicy: seedv1alpha1.ReclaimDelete, StorageClassName: ptr.To(cluster.CSIStorageClass),
+				RestoreFrom: &seedv1alpha1.DemoVolumeRestoreSource{BackupName: backup},
+			},
+		}
+		Expect(k8sClient.Create(ctx, restored)).To(Succeed())
+		expectReady(ctx, restored)
+		Expect(restored.Status.RestoredFrom).To(Equal(backup))
+		Expect(runOnClaim(ctx, namespace, "reader", "restored", "ls /data && cat /data/first")).To(Equal("first\nfirst\n"),
+			"the first file, not the second, which was written after the backup")
+	})
+
+	It("keeps the newest scheduled backups, as many as keep says", func(ctx SpecContext) {
+		dv := backedUpVolume(ctx, namespace, "scheduled", seedv1alpha1.DemoVolumeBackup{
+			Schedule: "@every 5s", Keep: 2, VolumeSnapshotClassName: ptr.To(cluster.CSIStorageClass),
+		})
+		taken := map[string]bool{}
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), dv)).To(Succeed())
+			for _, b := range dv.Status.Backups {
+				taken[b.Name] = true
+			}
+			g.Expect(len(taken)).To(BeNumerically(">=", 4), "backups taken so far")
+			g.Expect(backupsOf(ctx, g, dv)).To(HaveLen(2), "backups kept")
+		}).WithTimeout(90 * time.Second).WithPolling(time.Second).Should(Succeed())
+		GinkgoWriter.Printf("backups seen: %d, kept: 2\n", len(taken))
+	})
+
+	It("makes a deleted claim again from the newest backup with restoreOnLoss, with its data", func(ctx SpecContext) {
+		dv := backedUpVolume(ctx, namespace, "precious", seedv1alpha1.DemoVolumeBackup{Keep: 1, RestoreOnLoss: true})
+		Expect(runOnClaim(ctx, namespace, "writer", "precious", "echo kept > /data/file && cat /data/file")).To(Equal("kept\n"))
+		backup := requestBackup(ctx, dv, "before-the-loss")
+
+		lost := &corev1.PersistentVolumeClaim{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), lost)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, lost)).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), pvc)).To(Succeed())
+			g.Expect(pvc.UID).NotTo(Equal(lost.UID))
+			g.Expect(pvc.Spec.DataSourceRef).NotTo(BeNil())
+			g.Expect(pvc.Spec.DataSourceRef.Name).To(Equal(backup))
+		}).WithTimeout(time.Minute).Should(Succeed())
+		expectReady(ctx, dv)
+		Expect(runOnClaim(ctx, namespace, "reader", "precious", "cat /data/file")).To(Equal("kept\n"))
+	})
 })
+
+// backedUpVolume creates a DemoVolume of 1 GiB on the CSI driver, with
+// backups as given, and waits until it is Ready.
+func backedUpVolume(ctx context.Context, namespace, name string, backup seedv1alpha1.DemoVolumeBackup) *seedv1alpha1.DemoVolume {
+	dv := &seedv1alpha1.DemoVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: seedv1alpha1.DemoVolumeSpec{
+			Name: name, Size: 1, ReclaimPolicy: seedv1alpha1.ReclaimDelete, StorageClassName: ptr.To(cluster.CSIStorageClass),
+			Backup: &backup,
+		},
+	}
+	Expect(k8sClient.Create(ctx, dv)).To(Succeed())
+	expectReady(ctx, dv)
+	return dv
+}
+
+// requestBackup asks for a backup of dv on demand, waits until it is ready
+// and returns its name.
+func requestBackup(ctx context.Context, dv *seedv1alpha1.DemoVolume, request string) string {
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), dv)).To(Succeed())
+		metav1.SetMetaDataAnnotation(&dv.ObjectMeta, seedv1alpha1.BackupAnnotation, request)
+		g.Expect(k8sClient.Update(ctx, dv)).To(Succeed())
+	}).Should(Succeed())
+	var name string
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), dv)).To(Succeed())
+		g.Expect(dv.Status.LastBackupRequest).To(Equal(request))
+		backedUp := meta.FindStatusCondition(dv.Status.Conditions, seedv1alpha1.DemoVolumeBackedUp)
+		g.Expect(backedUp).NotTo(BeNil())
+		g.Expect(backedUp.Status).To(Equal(metav1.ConditionTrue), backedUp.Message)
+		name = dv.Status.Backups[0].Name
+	}).WithTimeout(time.Minute).Should(Succeed())
+	return name
+}
+
+// backupsOf are the names of dv's backups, as the API server has them.
+func backupsOf(ctx context.Context, g Gomega, dv *seedv1alpha1.DemoVolume) []string {
+	list := &snapshotv1.VolumeSnapshotList{}
+	g.Expect(k8sClient.List(ctx, list, client.InNamespace(dv.Namespace))).To(Succeed())
+	var names []string
+	for _, b := range list.Items {
+		if metav1.IsControlledBy(&b, dv) {
+			names = append(names, b.Name)
+		}
+	}
+	return names
+}
 
 // podLogsOrEmpty is a pod's log, or nothing while it has not started.
 func podLogsOrEmpty(ctx context.Context, namespace, name string) string {

@@ -1,0 +1,155 @@
+package demovolume
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+	"github.com/robfig/cron/v3"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
+)
+
+func TestDesiredBackup(t *testing.T) {
+	dv := newDemoVolume()
+	b := desiredBackup(dv, "data-20261128-000000", "fast", triggerSchedule)
+	if got := ptr.Deref(b.Spec.Source.PersistentVolumeClaimName, ""); got != dv.Name {
+		t.Errorf("source claim %q, want the DemoVolume's, %q", got, dv.Name)
+	}
+	if got := ptr.Deref(b.Spec.VolumeSnapshotClassName, ""); got != "fast" {
+		t.Errorf("class %q, want fast", got)
+	}
+	if b.Namespace != dv.Namespace || !metav1.IsControlledBy(b, dv) {
+		t.Errorf("not in the DemoVolume's namespace, controlled by it: %v %v", b.Namespace, b.OwnerReferences)
+	}
+	for label, want := range map[string]string{kube.LabelName: backupKind, kube.LabelInstance: dv.Name, kube.LabelManagedBy: kube.ManagedBy, triggerLabel: triggerSchedule} {
+		if b.Labels[label] != want {
+			t.Errorf("label %s is %q, want %q", label, b.Labels[label], want)
+		}
+	}
+}
+
+func TestBackupNames(t *testing.T) {
+	dv := newDemoVolume()
+	at := time.Date(2026, 11, 28, 3, 4, 5, 0, time.FixedZone("CET", 3600))
+	if got, want := scheduledBackupName(dv, at), dv.Name+"-20261128-020405"; got != want {
+		t.Errorf("scheduled: %q, want %q (UTC)", got, want)
+	}
+	first, again, other := requestedBackupName(dv, "1"), requestedBackupName(dv, "1"), requestedBackupName(dv, "2")
+	if first != again || first == other {
+		t.Errorf("requested: %q, %q, %q: the same request names the same backup, another another", first, again, other)
+	}
+}
+
+func TestDueSlot(t *testing.T) {
+	hourly, err := cron.ParseStandard("0 * * * *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(h, m int) time.Time { return time.Date(2026, 11, 28, h, m, 0, 0, time.UTC) }
+	for _, tt := range []struct {
+		name            string
+		last, now       time.Time
+		wantDue, wantAt time.Time
+	}{
+		{name: "none due yet", last: at(10, 0), now: at(10, 59), wantAt: at(11, 0)},
+		{name: "one due", last: at(10, 0), now: at(11, 0), wantDue: at(11, 0), wantAt: at(12, 0)},
+		{name: "several missed: the latest only", last: at(1, 0), now: at(11, 30), wantDue: at(11, 0), wantAt: at(12, 0)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			due, next := dueSlot(hourly, tt.last, tt.now)
+			if !due.Equal(tt.wantDue) || !next.Equal(tt.wantAt) {
+				t.Errorf("due %v, next %v; want %v, %v", due, next, tt.wantDue, tt.wantAt)
+			}
+		})
+	}
+}
+
+// snapshots makes backups named by readiness, newest first: "r" ready,
+// "p" pending.
+func snapshots(states ...string) []snapshotv1.VolumeSnapshot {
+	list := make([]snapshotv1.VolumeSnapshot, 0, len(states))
+	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	for i, s := range states {
+		b := snapshotv1.VolumeSnapshot{ObjectMeta: metav1.ObjectMeta{
+			Name: string(rune('a'+i)) + s, CreationTimestamp: metav1.NewTime(start.Add(-time.Duration(i) * time.Minute)),
+		}}
+		if s == "r" {
+			b.Status = &snapshotv1.VolumeSnapshotStatus{ReadyToUse: ptr.To(true)}
+		}
+		list = append(list, b)
+	}
+	return list
+}
+
+func names(list []snapshotv1.VolumeSnapshot) []string {
+	n := make([]string, 0, len(list))
+	for _, b := range list {
+		n = append(n, b.Name)
+	}
+	return n
+}
+
+func TestBackupsToPrune(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		states []string
+		keep   int
+		want   []string
+	}{
+		{name: "within keep", states: []string{"r", "r"}, keep: 2},
+		{name: "the oldest beyond keep", states: []string{"r", "r", "r", "r"}, keep: 2, want: []string{"cr", "dr"}},
+		{name: "never the newest ready", states: []string{"p", "p", "r", "r"}, keep: 2, want: []string{"dr"}},
+		{name: "none ready: by age", states: []string{"p", "p", "p"}, keep: 1, want: []string{"bp", "cp"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := names(backupsToPrune(snapshots(tt.states...), tt.keep))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("pruned %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewestFirst(t *testing.T) {
+	list := snapshots("r", "r", "r")
+	list[0], list[2] = list[2], list[0]
+	list = append(list, snapshotv1.VolumeSnapshot{ObjectMeta: metav1.ObjectMeta{Name: "z", CreationTimestamp: list[1].CreationTimestamp}})
+	newestFirst(list)
+	if got := names(list); !slices.Equal(got, []string{"ar", "z", "br", "cr"}) {
+		t.Errorf("order %v: newest first, then by name", got)
+	}
+}
+
+func TestRestoreRefusal(t *testing.T) {
+	backup := func(mutate func(*snapshotv1.VolumeSnapshot)) *snapshotv1.VolumeSnapshot {
+		b := desiredBackup(newDemoVolume(), "b", "fast", triggerRequest)
+		b.Status = &snapshotv1.VolumeSnapshotStatus{ReadyToUse: ptr.To(true), RestoreSize: ptr.To(resource.MustParse("10Gi"))}
+		mutate(b)
+		return b
+	}
+	dv := newDemoVolume()
+	for _, tt := range []struct {
+		name   string
+		backup *snapshotv1.VolumeSnapshot
+		want   string
+	}{
+		{name: "a ready backup that fits", backup: backup(func(*snapshotv1.VolumeSnapshot) {})},
+		{name: "not a DemoVolume's backup", backup: backup(func(b *snapshotv1.VolumeSnapshot) { b.Labels = nil }), want: reasonBackupNotFound},
+		{name: "not ready", backup: backup(func(b *snapshotv1.VolumeSnapshot) { b.Status.ReadyToUse = ptr.To(false) }), want: reasonBackupNotReady},
+		{name: "no status yet", backup: backup(func(b *snapshotv1.VolumeSnapshot) { b.Status = nil }), want: reasonBackupNotReady},
+		{name: "larger than the volume", backup: backup(func(b *snapshotv1.VolumeSnapshot) {
+			b.Status.RestoreSize = ptr.To(resource.MustParse("11Gi"))
+		}), want: reasonBackupTooLarge},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if reason, message := restoreRefusal(dv, tt.backup); reason != tt.want || (reason != "") != (message != "") {
+				t.Errorf("refusal %q (%q), want %q", reason, message, tt.want)
+			}
+		})
+	}
+}
