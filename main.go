@@ -42,6 +42,7 @@ import (
 	"github.com/seed-operators/seed-operator/internal/reconnect"
 	"github.com/seed-operators/seed-operator/internal/selfmonitor"
 	"github.com/seed-operators/seed-operator/internal/statemetrics"
+	"github.com/seed-operators/seed-operator/internal/volumestats"
 	"github.com/seed-operators/seed-operator/internal/watch"
 )
 
@@ -199,12 +200,16 @@ func run(o options) error {
 		return err
 	}
 	c := mgr.GetClient()
+	usage, err := volumestats.NewReader(restConfig, mgr.GetAPIReader())
+	if err != nil {
+		return err
+	}
 	for name, r := range map[string]reconciler{
 		"webserver":         &webserver.Reconciler{Client: c, Applier: applier},
 		"echo":              &echo.EchoReconciler{Client: c, Applier: applier},
 		"scheduledecho":     &echo.ScheduledEchoReconciler{Client: c, Applier: applier},
 		"immortalcontainer": &immortalcontainer.Reconciler{Client: c, Applier: applier},
-		"demovolume":        &demovolume.Reconciler{Client: c, Applier: applier, Snapshots: snapshots},
+		"demovolume":        &demovolume.Reconciler{Client: c, Applier: applier, Snapshots: snapshots, Usage: usage},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s controller: %w", name, err)

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // DemoVolume condition types, beside the shared Ready.
@@ -18,6 +19,9 @@ const (
 	// DemoVolumeRestored is true when the claim was made from a backup,
 	// the one its message names.
 	DemoVolumeRestored = "Restored"
+	// DemoVolumeAtMaxSize is true when autoGrow has grown the volume to
+	// its maxSize and the volume is still fuller than its threshold.
+	DemoVolumeAtMaxSize = "AtMaxSize"
 )
 
 // BackupAnnotation asks for a backup on demand: the operator takes one for
@@ -44,6 +48,7 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="has(self.storageClassName) == has(oldSelf.storageClassName)",message="storageClassName is immutable: a claim cannot move to another storage class"
 // +kubebuilder:validation:XValidation:rule="has(self.restoreFrom) == has(oldSelf.restoreFrom)",message="restoreFrom is immutable: it applies when the claim is made"
+// +kubebuilder:validation:XValidation:rule="!has(self.autoGrow) || self.autoGrow.maxSize >= self.size",message="autoGrow.maxSize must be at least size"
 type DemoVolumeSpec struct {
 	// name is a display name for the volume, copied to status.name.
 	// +kubebuilder:validation:MinLength=1
@@ -104,6 +109,62 @@ type DemoVolumeSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Restore From",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	RestoreFrom *DemoVolumeRestoreSource `json:"restoreFrom,omitempty"`
+
+	// autoGrow expands the claim as it fills: by step each time its usage,
+	// as the kubelet reports it, passes thresholdPercent, up to maxSize.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Auto Grow",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	AutoGrow *DemoVolumeAutoGrow `json:"autoGrow,omitempty"`
+}
+
+// DemoVolumeAutoGrow is when and how far a volume grows by itself.
+type DemoVolumeAutoGrow struct {
+	// thresholdPercent is how full the volume may get before it grows.
+	// +kubebuilder:default=80
+	// +kubebuilder:validation:Minimum=50
+	// +kubebuilder:validation:Maximum=99
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Threshold (%)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	ThresholdPercent int32 `json:"thresholdPercent,omitempty"`
+
+	// step is how much it grows each time: GiB (such as 1), or a
+	// percentage of its size (such as 50%), rounded up to a whole GiB.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 1 && self <= 1024 : self.matches('^([1-9][0-9]?|100)%$')",message="step must be a whole number of GiB from 1 to 1024, or a percentage from 1% to 100%"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Step",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Step *intstr.IntOrString `json:"step,omitempty"`
+
+	// maxSize is the size, in GiB, the volume never grows past.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65536
+	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Size (GiB)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	MaxSize int32 `json:"maxSize"`
+}
+
+// DemoVolumeUsage is how full the volume was when the kubelet last
+// measured it.
+type DemoVolumeUsage struct {
+	// used is the bytes in use, such as 850Mi.
+	Used string `json:"used"`
+	// capacity is the file system's size, such as 1Gi.
+	Capacity string `json:"capacity"`
+	// percent is used as a share of capacity, rounded down.
+	Percent int32 `json:"percent"`
+	// time is when the operator read it.
+	Time metav1.Time `json:"time"`
+}
+
+// DemoVolumeGrowth is a growth autoGrow made.
+type DemoVolumeGrowth struct {
+	// time is when the operator grew the claim.
+	Time metav1.Time `json:"time"`
+	// from and to are the claim's sizes before and after, such as 1Gi
+	// and 2Gi.
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // DemoVolumeBackup is when to back a volume up, and how many backups to
@@ -215,8 +276,19 @@ type DemoVolumeStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Restored From",xDescriptors={"urn:alm:descriptor:text"}
 	RestoredFrom string `json:"restoredFrom,omitempty"`
 
-	// conditions are Bound, Resizing, BackedUp, Restored and Ready (bound,
-	// at the size asked for).
+	// usage is how full the volume is, with autoGrow set.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Usage",xDescriptors={"urn:alm:descriptor:text"}
+	Usage *DemoVolumeUsage `json:"usage,omitempty"`
+
+	// lastGrowth is the last growth autoGrow made. The claim asks for the
+	// larger of spec.size and its size after it.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Growth",xDescriptors={"urn:alm:descriptor:text"}
+	LastGrowth *DemoVolumeGrowth `json:"lastGrowth,omitempty"`
+
+	// conditions are Bound, Resizing, BackedUp, Restored, AtMaxSize and
+	// Ready (bound, at the size asked for).
 	// +listType=map
 	// +listMapKey=type
 	// +optional

@@ -141,8 +141,8 @@ func restoreRefusal(dv *seedv1alpha1.DemoVolume, backup *snapshotv1.VolumeSnapsh
 		return reasonBackupNotFound, fmt.Sprintf("VolumeSnapshot %s is not a backup of a DemoVolume: only those are restored", name)
 	case !isReady(*backup):
 		return reasonBackupNotReady, fmt.Sprintf("Backup %s is not ready to restore from yet", name)
-	case backup.Status.RestoreSize != nil && backup.Status.RestoreSize.Cmp(dv.SizeQuantity()) > 0:
-		size := dv.SizeQuantity()
+	case backup.Status.RestoreSize != nil && backup.Status.RestoreSize.Cmp(claimSize(dv)) > 0:
+		size := claimSize(dv)
 		return reasonBackupTooLarge, fmt.Sprintf("Backup %s needs %s, more than the %s of spec.size",
 			name, backup.Status.RestoreSize.String(), size.String())
 	}

@@ -70,14 +70,14 @@ func retainedFor(dv *seedv1alpha1.DemoVolume) apply.Adoptable {
 	}
 }
 
-// claim asks for size GiB, in the storage class and access modes of the
-// spec, made from backup if one is named. A storage class left unset is
+// claim asks for size GiB (or what autoGrow grew it to), in the storage
+// class and access modes of the spec, made from backup if one is named. A storage class left unset is
 // filled in by the cluster's default.
 func claim(dv *seedv1alpha1.DemoVolume, backup string) *corev1ac.PersistentVolumeClaimApplyConfiguration {
 	spec := corev1ac.PersistentVolumeClaimSpec().
 		WithAccessModes(dv.Spec.AccessModes...).
 		WithResources(corev1ac.VolumeResourceRequirements().
-			WithRequests(map[corev1.ResourceName]resource.Quantity{corev1.ResourceStorage: dv.SizeQuantity()}))
+			WithRequests(map[corev1.ResourceName]resource.Quantity{corev1.ResourceStorage: claimSize(dv)}))
 	if dv.Spec.StorageClassName != nil {
 		spec.WithStorageClassName(*dv.Spec.StorageClassName)
 	}

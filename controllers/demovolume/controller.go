@@ -4,6 +4,7 @@
 package demovolume
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +47,10 @@ type Reconciler struct {
 	// Snapshots tells whether the API server serves VolumeSnapshots, as it
 	// did when the operator started: without them there are no backups.
 	Snapshots bool
+	// Usage reads how full volumes are, for autoGrow, every UsagePoll
+	// (15 s when zero).
+	Usage     UsageReader
+	UsagePoll time.Duration
 }
 
 // +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes,verbs=get;list;watch;patch
@@ -59,6 +64,9 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshots,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshotclasses,verbs=get;list
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get
+// +kubebuilder:rbac:groups=core,resources=persistentvolumes,verbs=get
+// +kubebuilder:rbac:groups=core,resources=nodes,verbs=list
+// +kubebuilder:rbac:groups=core,resources=nodes/stats,verbs=get
 
 // Reconcile applies the desired claim, made from a backup when it is made
 // again after a loss or the spec restores one, takes the backups that are
@@ -86,6 +94,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	pvc := &corev1.PersistentVolumeClaim{}
 	claimErr := r.applyClaim(ctx, dv, pvc, b)
 	backupErr := r.backUp(ctx, dv, pvc, b)
+	growErr := r.autoGrow(ctx, dv, pvc)
 
 	computeStatus(dv, pvc, claimErr)
 	computeBackupStatus(dv, b)
@@ -93,13 +102,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !b.next.IsZero() {
 		result.RequeueAfter = time.Until(b.next)
 	}
+	if poll := cmp.Or(r.UsagePoll, defaultUsagePoll); dv.Spec.AutoGrow != nil && (result.RequeueAfter == 0 || result.RequeueAfter > poll) {
+		result.RequeueAfter = poll
+	}
 	var waiting *refusal
 	if errors.As(claimErr, &waiting) {
 		// A backup to restore may yet be taken or become ready: it is
 		// another DemoVolume's, whose changes do not bring this one back.
 		result.RequeueAfter = restoreRetry
 	}
-	return result, errors.Join(apply.IgnoreRefused(ignoreRefusal(claimErr)), backupErr, kube.PatchStatus(ctx, r.Client, original, dv))
+	return result, errors.Join(apply.IgnoreRefused(ignoreRefusal(claimErr)), backupErr, growErr, kube.PatchStatus(ctx, r.Client, original, dv))
 }
 
 // restoreRetry is how often a DemoVolume waiting for a backup to restore

@@ -872,4 +872,50 @@ var _ = Describe("DemoVolume controller", func() {
 			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeRestored, metav1.ConditionTrue, reasonFromBackup)
 		})
 	})
+
+	It("grows a claim by itself as it fills, up to maxSize, and says when it is full there", func(ctx SpecContext) {
+		class := storageClass(ctx, true)
+		create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) {
+			dv.Spec.StorageClassName = ptr.To(class)
+			dv.Spec.AutoGrow = &seedv1alpha1.DemoVolumeAutoGrow{MaxSize: 3}
+		})
+		bind(ctx, "data", "1Gi")
+		pv := &corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: claimOf(ctx, "data").Spec.VolumeName},
+			Spec: corev1.PersistentVolumeSpec{
+				Capacity:               capacity("1Gi"),
+				AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/data"}},
+			},
+		}
+		Expect(k8sClient.Create(ctx, pv)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, pv)).To(Succeed()) })
+
+		By("under the threshold: measured, not grown")
+		usages.set(namespace, 700<<20, 1<<30)
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(demoVolume(ctx, g, "data").Status.Usage).To(HaveValue(And(HaveField("Used", "700Mi"), HaveField("Percent", BeEquivalentTo(68)))))
+		}).Should(Succeed())
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionFalse, reasonBelowMaxSize)
+		Expect(request(claimOf(ctx, "data"))).To(Equal("1Gi"))
+
+		By("past the default 80%: grown by the default 1 GiB")
+		usages.set(namespace, 900<<20, 1<<30)
+		Eventually(ctx, func(g Gomega) { g.Expect(request(claimOf(ctx, "data"))).To(Equal("2Gi")) }).Should(Succeed())
+		Expect(demoVolume(ctx, Default, "data").Status.LastGrowth).To(HaveValue(And(HaveField("From", "1Gi"), HaveField("To", "2Gi"))))
+		expectEvent(ctx, "data", reasonGrown, "from 1Gi to 2Gi")
+		expectReady(ctx, "data", metav1.ConditionFalse, reasonResizing)
+		Consistently(ctx, func() string { return request(claimOf(ctx, "data")) }).WithTimeout(2*time.Second).
+			Should(Equal("2Gi"), "not again while it grows, however full")
+
+		By("grown, and full again: up to maxSize")
+		setClaimStatus(ctx, "data", func(st *corev1.PersistentVolumeClaimStatus) { st.Capacity = capacity("2Gi") })
+		usages.set(namespace, 1900<<20, 2<<30)
+		Eventually(ctx, func(g Gomega) { g.Expect(request(claimOf(ctx, "data"))).To(Equal("3Gi")) }).Should(Succeed())
+		setClaimStatus(ctx, "data", func(st *corev1.PersistentVolumeClaimStatus) { st.Capacity = capacity("3Gi") })
+		usages.set(namespace, 3000<<20, 3<<30)
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionTrue, reasonAtMaxSize)
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		Consistently(ctx, func() string { return request(claimOf(ctx, "data")) }).WithTimeout(2 * time.Second).Should(Equal("3Gi"))
+	})
 })

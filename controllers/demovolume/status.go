@@ -61,7 +61,7 @@ func computeStatus(dv *seedv1alpha1.DemoVolume, pvc *corev1.PersistentVolumeClai
 
 	restoredCondition(dv, pvc, waiting)
 
-	want := dv.SizeQuantity()
+	want := claimSize(dv)
 	resizing := bound && hasCapacity && capacity.Cmp(want) < 0
 	if resizing {
 		kube.SetCondition(dv, seedv1alpha1.DemoVolumeResizing, metav1.ConditionTrue, resizeReason(pvc),

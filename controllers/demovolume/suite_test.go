@@ -1,20 +1,48 @@
 package demovolume
 
 import (
+	"context"
+	"sync"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seed-operators/seed-operator/internal/testenv"
+	"github.com/seed-operators/seed-operator/internal/volumestats"
 )
 
 var (
 	env        *testenv.Env
 	k8sClient  client.Client
 	reconciler *Reconciler
+	// usages plays the kubelets, whose summary API envtest has none of
+	// (the reader of the real one is tested in internal/volumestats).
+	usages = &fakeUsages{byClaim: map[string]volumestats.Usage{}}
 )
+
+// fakeUsages are volumes' usages, by namespace/claim.
+type fakeUsages struct {
+	mu      sync.Mutex
+	byClaim map[string]volumestats.Usage
+}
+
+// set is the usage of the claim "data" in namespace.
+func (f *fakeUsages) set(namespace string, used, capacity int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.byClaim[namespace+"/data"] = volumestats.Usage{Used: used, Capacity: capacity}
+}
+
+func (f *fakeUsages) ClaimUsage(_ context.Context, _ *corev1.PersistentVolume, namespace, name string) (volumestats.Usage, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	u, ok := f.byClaim[namespace+"/"+name]
+	return u, ok, nil
+}
 
 func TestDemoVolume(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -23,7 +51,7 @@ func TestDemoVolume(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	env = testenv.StartSuite(func(e *testenv.Env) error {
-		reconciler = &Reconciler{Client: e.Manager.GetClient(), Applier: e.Applier, Snapshots: true}
+		reconciler = &Reconciler{Client: e.Manager.GetClient(), Applier: e.Applier, Snapshots: true, Usage: usages, UsagePoll: time.Second}
 		return reconciler.SetupWithManager(e.Manager)
 	}, append(Owned, OwnedSnapshots)...)
 	k8sClient = env.Client

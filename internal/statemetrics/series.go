@@ -191,6 +191,10 @@ var (
 		"Whether the DemoVolume's claim is in the phase (1) or not (0).", "phase")
 	demoVolumeResizing = gauge("seed_demovolume_resizing",
 		"Whether the DemoVolume's claim is growing to a new size (1) or not (0).")
+	demoVolumeUsed = gauge("seed_demovolume_used_bytes",
+		"The bytes in use on the DemoVolume's volume, as the kubelet last reported them, with autoGrow set.")
+	demoVolumeAtMaxSize = gauge("seed_demovolume_at_max_size",
+		"Whether autoGrow has grown the DemoVolume to its maxSize and it is still fuller than its threshold (1) or not (0).")
 )
 
 var claimPhases = []corev1.PersistentVolumeClaimPhase{corev1.ClaimPending, corev1.ClaimBound, corev1.ClaimLost}
@@ -206,6 +210,15 @@ func demoVolumeSamples(dv *seedv1alpha1.DemoVolume) []sample {
 	}
 	if capacity, err := resource.ParseQuantity(dv.Status.Capacity); err == nil {
 		samples = append(samples, named(dv, demoVolumeCapacity, capacity.AsApproximateFloat64()))
+	}
+	if dv.Spec.AutoGrow != nil {
+		atMax := meta.IsStatusConditionTrue(dv.Status.Conditions, seedv1alpha1.DemoVolumeAtMaxSize)
+		samples = append(samples, named(dv, demoVolumeAtMaxSize, boolValue(atMax)))
+	}
+	if u := dv.Status.Usage; u != nil {
+		if used, err := resource.ParseQuantity(u.Used); err == nil {
+			samples = append(samples, named(dv, demoVolumeUsed, used.AsApproximateFloat64()))
+		}
 	}
 	return samples
 }

@@ -265,9 +265,10 @@ func TestDemoVolumeSamples(t *testing.T) {
 		return out
 	}
 	tests := []struct {
-		name   string
-		status seedv1alpha1.DemoVolumeStatus
-		want   []string
+		name     string
+		autoGrow *seedv1alpha1.DemoVolumeAutoGrow
+		status   seedv1alpha1.DemoVolumeStatus
+		want     []string
 	}{
 		{
 			name:   "pending: no capacity yet",
@@ -282,10 +283,28 @@ func TestDemoVolumeSamples(t *testing.T) {
 			want: append(phases(corev1.ClaimBound), "seed_demovolume_requested_bytes{team-a,web} 2.147483648e+09",
 				"seed_demovolume_resizing{team-a,web} 1", "seed_demovolume_capacity_bytes{team-a,web} 1.073741824e+09"),
 		},
+		{
+			name:     "growing by itself, full at its maximum",
+			autoGrow: &seedv1alpha1.DemoVolumeAutoGrow{MaxSize: 2},
+			status: seedv1alpha1.DemoVolumeStatus{Phase: corev1.ClaimBound, Capacity: "2Gi",
+				Usage:      &seedv1alpha1.DemoVolumeUsage{Used: "1900Mi", Capacity: "2Gi", Percent: 92},
+				Conditions: []metav1.Condition{{Type: seedv1alpha1.DemoVolumeAtMaxSize, Status: metav1.ConditionTrue}}},
+			want: append(phases(corev1.ClaimBound), "seed_demovolume_requested_bytes{team-a,web} 2.147483648e+09",
+				"seed_demovolume_resizing{team-a,web} 0", "seed_demovolume_capacity_bytes{team-a,web} 2.147483648e+09",
+				"seed_demovolume_at_max_size{team-a,web} 1", "seed_demovolume_used_bytes{team-a,web} 1.9922944e+09"),
+		},
+		{
+			name:     "growing by itself, not measured yet",
+			autoGrow: &seedv1alpha1.DemoVolumeAutoGrow{MaxSize: 2},
+			status:   seedv1alpha1.DemoVolumeStatus{Phase: corev1.ClaimBound, Capacity: "2Gi"},
+			want: append(phases(corev1.ClaimBound), "seed_demovolume_requested_bytes{team-a,web} 2.147483648e+09",
+				"seed_demovolume_resizing{team-a,web} 0", "seed_demovolume_capacity_bytes{team-a,web} 2.147483648e+09",
+				"seed_demovolume_at_max_size{team-a,web} 0"),
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dv := &seedv1alpha1.DemoVolume{ObjectMeta: objectMeta, Spec: seedv1alpha1.DemoVolumeSpec{Size: 2}, Status: tt.status}
+			dv := &seedv1alpha1.DemoVolume{ObjectMeta: objectMeta, Spec: seedv1alpha1.DemoVolumeSpec{Size: 2, AutoGrow: tt.autoGrow}, Status: tt.status}
 			expectSeries(t, demoVolumeSamples(dv), tt.want...)
 		})
 	}

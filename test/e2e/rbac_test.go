@@ -53,6 +53,9 @@ func implied(g grant, used map[grant]bool) string {
 		return "OwnerReferencesPermissionEnforcement asks for update on the owner's finalizers when an owned object blocks its deletion"
 	case g == grant{seedv1alpha1.GroupVersion.Group, "demovolumes", "get"}, g == grant{"batch", "jobs", "get"}:
 		return "kube.SetFinalizer reads a DemoVolume or a Job again after a conflict"
+	case g == grant{"", "nodes/stats", "get"}:
+		return "the kubelet authorizes the operator's reads of its summary API, made on the kubelet's own port, as get on nodes/stats: " +
+			"the API server's audit log never sees them; the autoGrow spec fails without the grant"
 	case g == grant{"snapshot.storage.k8s.io", "volumesnapshots", "get"}:
 		return "a backup's name taken by a VolumeSnapshot that is not the DemoVolume's is read from the API server, as the cache holds only the operator's"
 	case g.verb == "list" && used[grant{g.group, g.resource, "watch"}]:

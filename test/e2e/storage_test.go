@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -134,6 +135,50 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		}).WithTimeout(time.Minute).Should(Succeed())
 		expectReady(ctx, dv)
 		Expect(runOnClaim(ctx, namespace, "reader", "precious", "cat /data/file")).To(Equal("kept\n"))
+	})
+
+	It("grows a DemoVolume by itself as a pod fills it, up to maxSize", func(ctx SpecContext) {
+		dv := &seedv1alpha1.DemoVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "growing", Namespace: namespace},
+			Spec: seedv1alpha1.DemoVolumeSpec{
+				Name: "Growing", Size: 1, ReclaimPolicy: seedv1alpha1.ReclaimDelete, StorageClassName: ptr.To(cluster.CSIStorageClass),
+				AutoGrow: &seedv1alpha1.DemoVolumeAutoGrow{MaxSize: 2},
+			},
+		}
+		Expect(k8sClient.Create(ctx, dv)).To(Succeed())
+		expectReady(ctx, dv)
+
+		By("a pod filling 1 GiB to 88%, then, once it has grown, 2 GiB to 86%")
+		pod := clientPod(namespace, "filler", "dd if=/dev/zero of=/data/a bs=1M count=900 2>/dev/null && echo filled && "+
+			"until [ $(df -k /data | tail -n 1 | awk '{print $2}') -ge 2097152 ]; do sleep 0.2; done && echo grown && "+
+			"dd if=/dev/zero of=/data/b bs=1M count=860 2>/dev/null && echo filled again && sleep 3600")
+		pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: dv.Name},
+		}}}
+		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
+		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+		logged := func(line string) func(Gomega) {
+			return func(g Gomega) { g.Expect(podLogsOrEmpty(ctx, namespace, pod.Name)).To(ContainSubstring(line + "\n")) }
+		}
+		Eventually(ctx, logged("filled")).WithTimeout(90 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		crossed := time.Now()
+		Eventually(ctx, logged("grown")).WithTimeout(2 * time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
+		GinkgoWriter.Printf("the pod saw 2 GiB %s after it filled 1 GiB past the threshold\n", time.Since(crossed).Round(100*time.Millisecond))
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), dv)).To(Succeed())
+		Expect(dv.Status.LastGrowth).To(HaveValue(And(HaveField("From", "1Gi"), HaveField("To", "2Gi"))))
+
+		By("full again at maxSize: a condition says so, and the claim stays")
+		Eventually(ctx, logged("filled again")).WithTimeout(time.Minute).Should(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), dv)).To(Succeed())
+			atMax := meta.FindStatusCondition(dv.Status.Conditions, seedv1alpha1.DemoVolumeAtMaxSize)
+			g.Expect(atMax).NotTo(BeNil())
+			g.Expect(atMax.Status).To(Equal(metav1.ConditionTrue), atMax.Message)
+		}).WithTimeout(2 * time.Minute).Should(Succeed())
+		Expect(dv.Status.Usage).To(HaveValue(HaveField("Percent", BeNumerically(">=", 80))))
+		claim := &corev1.PersistentVolumeClaim{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), claim)).To(Succeed())
+		Expect(claim.Spec.Resources.Requests).To(HaveKeyWithValue(corev1.ResourceStorage, resource.MustParse("2Gi")))
 	})
 })
 
