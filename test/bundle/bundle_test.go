@@ -39,7 +39,7 @@ func TestBundleDescribesThisOperator(t *testing.T) {
 
 	// Level 2: test/olm upgrades every release in the catalog to this one
 	// with its custom resources kept (docs/olm.md, Capability level).
-	g.Expect(csv.Annotations).To(HaveKeyWithValue("capabilities", "Deep Insights"))
+	g.Expect(csv.Annotations).To(HaveKeyWithValue("capabilities", "Auto Pilot"))
 	g.Expect(csv.Spec.InstallModes).To(HaveEach(HaveField("Supported", true)))
 	g.Expect(csv.Spec.InstallModes).To(HaveLen(4))
 
