@@ -124,7 +124,7 @@ var csiPrograms = []string{"csi-tmpfs", "csi-provisioner", "csi-resizer", "csi-s
 // csiImage runs as root: the driver mounts volumes on the node, and the
 // sidecars talk to it on the socket it makes.
 func csiImage(in inputs) spec {
-	var files []file
+	files := make([]file, 0, len(csiPrograms))
 	for _, program := range csiPrograms {
 		files = append(files, file{path: "/bin/" + program, source: filepath.Join(in.csiDir, program), mode: 0o755})
 	}
