@@ -1,6 +1,7 @@
 package demovolume
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -890,6 +891,13 @@ var _ = Describe("DemoVolume controller", func() {
 		}
 		Expect(k8sClient.Create(ctx, pv)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, pv)).To(Succeed()) })
+
+		By("a kubelet that refuses: said in AtMaxSize")
+		usages.fail(errors.New(`the kubelet of node n answered 403 Forbidden: cannot get resource "nodes/stats"`))
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionUnknown, reasonUsageUnknown)
+		Expect(meta.FindStatusCondition(demoVolume(ctx, Default, "data").Status.Conditions, seedv1alpha1.DemoVolumeAtMaxSize).Message).
+			To(ContainSubstring("403 Forbidden"))
+		usages.fail(nil)
 
 		By("under the threshold: measured, not grown")
 		usages.set(namespace, 700<<20, 1<<30)

@@ -101,7 +101,11 @@ func (r *Reconciler) autoGrow(ctx context.Context, dv *seedv1alpha1.DemoVolume, 
 	}
 	usage, ok, err := r.Usage.ClaimUsage(ctx, pv, pvc.Namespace, pvc.Name)
 	if err != nil {
-		return fmt.Errorf("reading the usage of claim %s: %w", pvc.Name, err)
+		// A kubelet that refuses or cannot be trusted is said in the
+		// status, and asked again.
+		err = fmt.Errorf("reading the usage of claim %s: %w", pvc.Name, err)
+		kube.SetCondition(dv, seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionUnknown, reasonUsageUnknown, err.Error())
+		return err
 	}
 	if !ok {
 		kube.SetCondition(dv, seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionUnknown, reasonUsageUnknown,

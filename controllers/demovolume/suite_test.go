@@ -24,10 +24,19 @@ var (
 	usages = &fakeUsages{byClaim: map[string]volumestats.Usage{}}
 )
 
-// fakeUsages are volumes' usages, by namespace/claim.
+// fakeUsages are volumes' usages, by namespace/claim, or the error a
+// kubelet answers.
 type fakeUsages struct {
 	mu      sync.Mutex
 	byClaim map[string]volumestats.Usage
+	err     error
+}
+
+// fail makes every reading fail with err, nil again to succeed.
+func (f *fakeUsages) fail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
 }
 
 // set is the usage of the claim "data" in namespace.
@@ -40,6 +49,9 @@ func (f *fakeUsages) set(namespace string, used, capacity int64) {
 func (f *fakeUsages) ClaimUsage(_ context.Context, _ *corev1.PersistentVolume, namespace, name string) (volumestats.Usage, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.err != nil {
+		return volumestats.Usage{}, false, f.err
+	}
 	u, ok := f.byClaim[namespace+"/"+name]
 	return u, ok, nil
 }
