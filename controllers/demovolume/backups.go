@@ -111,9 +111,9 @@ func (r *Reconciler) backUp(ctx context.Context, dv *seedv1alpha1.DemoVolume, pv
 	// What was taken is recorded only once it is: a take that failed, or
 	// found its name taken, is tried again.
 	if request := dv.Annotations[seedv1alpha1.BackupAnnotation]; request != "" && request != dv.Status.LastBackupRequest {
-		err := r.take(ctx, dv, desiredBackup(dv, requestedBackupName(dv, request), class, triggerRequest), b)
+		taken, err := r.take(ctx, dv, desiredBackup(dv, requestedBackupName(dv, request), class, triggerRequest), b)
 		errs = append(errs, err)
-		if err == nil && b.refusal == nil {
+		if taken {
 			b.request = request
 		}
 	}
@@ -128,9 +128,9 @@ func (r *Reconciler) backUp(ctx context.Context, dv *seedv1alpha1.DemoVolume, pv
 		}
 		due, next := dueSlot(schedule, last, time.Now())
 		if !due.IsZero() {
-			err := r.take(ctx, dv, desiredBackup(dv, scheduledBackupName(dv, due), class, triggerSchedule), b)
+			taken, err := r.take(ctx, dv, desiredBackup(dv, scheduledBackupName(dv, due), class, triggerSchedule), b)
 			errs = append(errs, err)
-			if err == nil && b.refusal == nil {
+			if taken {
 				b.scheduled = due
 			}
 		}
@@ -146,28 +146,30 @@ func (r *Reconciler) backUp(ctx context.Context, dv *seedv1alpha1.DemoVolume, pv
 	return errors.Join(errs...)
 }
 
-// take creates a backup, unless it exists: a backup of that name that is
-// not dv's is left alone, and no other is taken in its place.
-func (r *Reconciler) take(ctx context.Context, dv *seedv1alpha1.DemoVolume, backup *snapshotv1.VolumeSnapshot, b *backups) error {
+// take creates a backup, unless it exists, and tells whether the backup is
+// there: a backup of that name that is not dv's is left alone, and no
+// other is taken in its place.
+func (r *Reconciler) take(ctx context.Context, dv *seedv1alpha1.DemoVolume, backup *snapshotv1.VolumeSnapshot, b *backups) (bool, error) {
 	err := r.Applier.Writer.Create(ctx, backup)
 	if apierrors.IsAlreadyExists(err) {
 		existing := &snapshotv1.VolumeSnapshot{}
 		if err := r.Applier.APIReader.Get(ctx, client.ObjectKeyFromObject(backup), existing); err != nil {
-			return fmt.Errorf("getting VolumeSnapshot %s, whose name is taken: %w", backup.Name, err)
+			return false, fmt.Errorf("getting VolumeSnapshot %s, whose name is taken: %w", backup.Name, err)
 		}
 		if !metav1.IsControlledBy(existing, dv) {
 			b.refusal = &refusal{reasonBackupConflict, fmt.Sprintf("VolumeSnapshot %s exists and is not this DemoVolume's, "+
 				"so the operator leaves it alone and takes no backup in its place: rename or delete it", backup.Name)}
+			return false, nil
 		}
-		return nil
+		return true, nil
 	}
 	if err != nil {
-		return fmt.Errorf("taking backup %s: %w", backup.Name, err)
+		return false, fmt.Errorf("taking backup %s: %w", backup.Name, err)
 	}
 	b.list = append([]snapshotv1.VolumeSnapshot{*backup}, b.list...)
 	r.Applier.Recorder.Eventf(dv, backup, corev1.EventTypeNormal, reasonBackupTaken, "Create",
 		"Took backup %s of claim %s (%s)", backup.Name, dv.Name, backup.Labels[triggerLabel])
-	return nil
+	return true, nil
 }
 
 // snapshotClass is the VolumeSnapshotClass of dv's backups: the one its

@@ -808,6 +808,28 @@ var _ = Describe("DemoVolume controller", func() {
 			Expect(after.ResourceVersion).To(Equal(theirs.ResourceVersion), "theirs, untouched")
 		})
 
+		It("records each scheduled backup it takes while a request waits on a name taken", func(ctx SpecContext) {
+			dv := create(ctx, "data", backedUp(csiClass(ctx, true), func(b *seedv1alpha1.DemoVolumeBackup) { b.Schedule = "@every 2s" }))
+			theirs := &snapshotv1.VolumeSnapshot{
+				ObjectMeta: metav1.ObjectMeta{Name: requestedBackupName(dv, "1"), Namespace: namespace},
+				Spec:       snapshotv1.VolumeSnapshotSpec{Source: snapshotv1.VolumeSnapshotSource{PersistentVolumeClaimName: ptr.To("other")}},
+			}
+			Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
+			bind(ctx, "data", "1Gi")
+			requestBackup(ctx, "data", "1")
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionFalse, reasonBackupConflict)
+			var first time.Time
+			Eventually(ctx, func(g Gomega) {
+				status := demoVolume(ctx, g, "data").Status
+				g.Expect(status.LastScheduledBackupTime).NotTo(BeNil())
+				g.Expect(status.LastBackupRequest).To(BeEmpty(), "the request still waits")
+				first = status.LastScheduledBackupTime.Time
+			}).Should(Succeed())
+			Eventually(ctx, func(g Gomega) {
+				g.Expect(demoVolume(ctx, g, "data").Status.LastScheduledBackupTime.Time).To(BeTemporally(">", first))
+			}).Should(Succeed())
+		})
+
 		It("makes a claim from a backup once it can be restored, and nothing before", func(ctx SpecContext) {
 			class := csiClass(ctx, true)
 			source := create(ctx, "source", backedUp(class))
