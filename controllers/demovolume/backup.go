@@ -40,19 +40,12 @@ func desiredBackup(dv *seedv1alpha1.DemoVolume, name, class, trigger string) *sn
 	return &snapshotv1.VolumeSnapshot{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: dv.Namespace, Labels: labels,
-			OwnerReferences: []metav1.OwnerReference{ownerReference(dv)},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(dv, gvk)},
 		},
 		Spec: snapshotv1.VolumeSnapshotSpec{
 			Source:                  snapshotv1.VolumeSnapshotSource{PersistentVolumeClaimName: ptr.To(dv.Name)},
 			VolumeSnapshotClassName: ptr.To(class),
 		},
-	}
-}
-
-func ownerReference(dv *seedv1alpha1.DemoVolume) metav1.OwnerReference {
-	return metav1.OwnerReference{
-		APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: dv.Name, UID: dv.UID,
-		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 	}
 }
 

@@ -23,8 +23,8 @@ func TestDesiredBackup(t *testing.T) {
 	if got := ptr.Deref(b.Spec.VolumeSnapshotClassName, ""); got != "fast" {
 		t.Errorf("class %q, want fast", got)
 	}
-	if b.Namespace != dv.Namespace || !metav1.IsControlledBy(b, dv) {
-		t.Errorf("not in the DemoVolume's namespace, controlled by it: %v %v", b.Namespace, b.OwnerReferences)
+	if b.Namespace != dv.Namespace || !metav1.IsControlledBy(b, dv) || !ptr.Deref(b.OwnerReferences[0].BlockOwnerDeletion, false) {
+		t.Errorf("not in the DemoVolume's namespace, controlled by it, blocking its deletion: %v %v", b.Namespace, b.OwnerReferences)
 	}
 	for label, want := range map[string]string{kube.LabelName: backupKind, kube.LabelInstance: dv.Name, kube.LabelManagedBy: kube.ManagedBy, triggerLabel: triggerSchedule} {
 		if b.Labels[label] != want {
