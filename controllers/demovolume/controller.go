@@ -109,9 +109,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if errors.As(claimErr, &waiting) {
 		// A backup to restore may yet be taken or become ready: it is
 		// another DemoVolume's, whose changes do not bring this one back.
-		result.RequeueAfter = restoreRetry
+		// The status says why the claim waits: no error.
+		result.RequeueAfter, claimErr = restoreRetry, nil
 	}
-	return result, errors.Join(apply.IgnoreRefused(ignoreRefusal(claimErr)), backupErr, growErr, kube.PatchStatus(ctx, r.Client, original, dv))
+	return result, errors.Join(apply.IgnoreRefused(claimErr), backupErr, growErr, kube.PatchStatus(ctx, r.Client, original, dv))
 }
 
 // restoreRetry is how often a DemoVolume waiting for a backup to restore
@@ -147,16 +148,6 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 		r.Applier.Recorder.Eventf(dv, pvc, corev1.EventTypeNormal, reason, "Restore", "Made claim %s from backup %s", pvc.Name, source)
 	}
 	return nil
-}
-
-// ignoreRefusal is err, unless it only says that the claim waits for a
-// backup to restore: the status says so, and the reconcile comes back.
-func ignoreRefusal(err error) error {
-	var waiting *refusal
-	if errors.As(err, &waiting) {
-		return nil
-	}
-	return err
 }
 
 // release lets a DemoVolume being deleted go, once its claim is kept if
