@@ -61,14 +61,15 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		By("the kubelet's summary API and metrics, with the volume's usage")
 		claim := &corev1.PersistentVolumeClaim{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), claim)).To(Succeed())
+		node := realNodeName(ctx)
 		Eventually(ctx, func(g Gomega) {
-			used, capacity := summaryVolumeStats(ctx, g, namespace, claim.Name)
+			used, capacity := summaryVolumeStats(ctx, g, node, namespace, claim.Name)
 			g.Expect(used).To(BeNumerically(">=", 64<<20))
 			g.Expect(capacity).To(BeNumerically("==", 1<<30))
 		}).WithTimeout(2 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 		Eventually(ctx, func(g Gomega) {
 			series := fmt.Sprintf(`kubelet_volume_stats_used_bytes{namespace=%q,persistentvolumeclaim=%q}`, namespace, claim.Name)
-			g.Expect(nodeProxy(ctx, g, "metrics")).To(ContainSubstring(series))
+			g.Expect(nodeProxy(ctx, g, node, "metrics")).To(ContainSubstring(series))
 		}).WithTimeout(2 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 
 		By("raising spec.size: the running pod sees 2 GiB, its data kept")
@@ -245,21 +246,17 @@ func lastOf(log string) string {
 	return lines[len(lines)-1]
 }
 
-// nodeProxy gets a path of the real node's kubelet through the API
-// server's node proxy.
-func nodeProxy(ctx context.Context, g Gomega, path string) string {
-	nodes := &corev1.NodeList{}
-	g.Expect(k8sClient.List(ctx, nodes, client.HasLabels{cluster.RealNodeLabel})).To(Succeed())
-	g.Expect(nodes.Items).To(HaveLen(1))
-	data, err := clientset.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", nodes.Items[0].Name, "proxy", path).DoRaw(ctx)
+// nodeProxy gets a path of a node's kubelet through the API server's node
+// proxy.
+func nodeProxy(ctx context.Context, g Gomega, node, path string) string {
+	data, err := clientset.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", node, "proxy", path).DoRaw(ctx)
 	g.Expect(err).NotTo(HaveOccurred())
 	return string(data)
 }
 
 // summaryVolumeStats is a claim's used bytes and capacity as the kubelet's
 // summary API reports them.
-func summaryVolumeStats(ctx context.Context, g Gomega, namespace, claim string) (used, capacity uint64) {
+func summaryVolumeStats(ctx context.Context, g Gomega, node, namespace, claim string) (used, capacity uint64) {
 	var summary struct {
 		Pods []struct {
 			Volume []struct {
@@ -271,7 +268,7 @@ func summaryVolumeStats(ctx context.Context, g Gomega, namespace, claim string) 
 			} `json:"volume"`
 		} `json:"pods"`
 	}
-	g.Expect(json.Unmarshal([]byte(nodeProxy(ctx, g, "stats/summary")), &summary)).To(Succeed())
+	g.Expect(json.Unmarshal([]byte(nodeProxy(ctx, g, node, "stats/summary")), &summary)).To(Succeed())
 	for _, pod := range summary.Pods {
 		for _, v := range pod.Volume {
 			if v.PVCRef != nil && v.PVCRef.Namespace == namespace && v.PVCRef.Name == claim && v.UsedBytes != nil && v.CapacityBytes != nil {
