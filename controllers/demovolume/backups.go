@@ -217,8 +217,7 @@ func (r *Reconciler) snapshotClass(ctx context.Context, dv *seedv1alpha1.DemoVol
 // ready backup; else the one restoreFrom names, once it can be restored.
 // None is an empty claim.
 func (r *Reconciler) claimSource(ctx context.Context, dv *seedv1alpha1.DemoVolume, list []snapshotv1.VolumeSnapshot) (string, string, error) {
-	lost := dv.Status.ClaimName != ""
-	if lost && dv.Spec.Backup != nil && dv.Spec.Backup.RestoreOnLoss {
+	if hadClaim(dv) && dv.Spec.Backup != nil && dv.Spec.Backup.RestoreOnLoss {
 		for _, b := range list {
 			if isReady(b) {
 				return b.Name, reasonRestoredOnLoss, nil

@@ -141,13 +141,24 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 	if err != nil {
 		return err
 	}
-	if err := r.Applier.Apply(ctx, dv, desiredClaim(dv, source), pvc, apply.AdoptIf(retainedFor(dv))); err != nil {
+	opts := []apply.ApplyOption{apply.AdoptIf(retainedFor(dv))}
+	if !hadClaim(dv) {
+		// Its first claim, such as one that waited for its backup, is no repair.
+		opts = append(opts, apply.Deliberate())
+	}
+	if err := r.Applier.Apply(ctx, dv, desiredClaim(dv, source), pvc, opts...); err != nil {
 		return err
 	}
 	if source != "" {
 		r.Applier.Recorder.Eventf(dv, pvc, corev1.EventTypeNormal, reason, "Restore", "Made claim %s from backup %s", pvc.Name, source)
 	}
 	return nil
+}
+
+// hadClaim tells whether the status records a claim: one missing now was
+// deleted or lost, not yet made.
+func hadClaim(dv *seedv1alpha1.DemoVolume) bool {
+	return dv.Status.ClaimName != ""
 }
 
 // release lets a DemoVolume being deleted go, once its claim is kept if

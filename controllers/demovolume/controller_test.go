@@ -839,16 +839,18 @@ var _ = Describe("DemoVolume controller", func() {
 				dv.Spec.StorageClassName = ptr.To(class)
 				dv.Spec.RestoreFrom = &seedv1alpha1.DemoVolumeRestoreSource{BackupName: backup}
 			}
-			create(ctx, "copy", restored)
+			create(ctx, "copy", restored, func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
+			create(ctx, "small", restored)
 			expectReady(ctx, "copy", metav1.ConditionFalse, reasonBackupNotFound)
 
 			requestBackup(ctx, "source", "1")
 			expectReady(ctx, "copy", metav1.ConditionFalse, reasonBackupNotReady)
-			ready(ctx, backup, "2Gi")
-			expectReady(ctx, "copy", metav1.ConditionFalse, reasonBackupTooLarge)
 			Expect(k8sClient.Get(ctx, key("copy"), &corev1.PersistentVolumeClaim{})).To(Satisfy(apierrors.IsNotFound), "no claim is made")
+			ready(ctx, backup, "2Gi")
+			expectReady(ctx, "small", metav1.ConditionFalse, reasonBackupTooLarge)
+			Expect(k8sClient.Get(ctx, key("small"), &corev1.PersistentVolumeClaim{})).To(Satisfy(apierrors.IsNotFound), "no claim is made")
 
-			update(ctx, "copy", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
+			By("the claim made once the backup is ready, with the spec unchanged: the first, not a repair")
 			Eventually(ctx, func(g Gomega) {
 				pvc := &corev1.PersistentVolumeClaim{}
 				g.Expect(k8sClient.Get(ctx, key("copy"), pvc)).To(Succeed())
@@ -857,6 +859,8 @@ var _ = Describe("DemoVolume controller", func() {
 			}).Should(Succeed())
 			expectCondition(ctx, "copy", seedv1alpha1.DemoVolumeRestored, metav1.ConditionTrue, reasonFromBackup)
 			expectEvent(ctx, "copy", reasonFromBackup, "from backup "+backup)
+			expectEvent(ctx, "copy", apply.ReasonCreated, "PersistentVolumeClaim")
+			Expect(testenv.EventReasons(ctx, k8sClient, demoVolume(ctx, Default, "copy"))).NotTo(ContainElement(apply.ReasonRecreated))
 			bind(ctx, "copy", "2Gi")
 			expectReady(ctx, "copy", metav1.ConditionTrue, reasonBound)
 			Expect(demoVolume(ctx, Default, "copy").Status.RestoredFrom).To(Equal(backup))

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -182,6 +183,33 @@ var _ = Describe("ImmortalContainer controller", func() {
 		setPodStatus(ctx, "app", running(corev1.ConditionTrue))
 		expectReady(ctx, "app", metav1.ConditionTrue, reasonPodReady)
 		Expect(immortal(ctx, Default, "app").Status.PodsStarted).To(BeEquivalentTo(1), "a pod's progress is not a new start")
+	})
+
+	It("records a pod made after a failed first try as created, not as a repair", func(ctx SpecContext) {
+		none := corev1.ResourceList{corev1.ResourcePods: resource.MustParse("0")}
+		noPods := &corev1.ResourceQuota{
+			ObjectMeta: metav1.ObjectMeta{Name: "no-pods", Namespace: namespace},
+			Spec:       corev1.ResourceQuotaSpec{Hard: none},
+		}
+		Expect(k8sClient.Create(ctx, noPods)).To(Succeed())
+		// The quota controller, which envtest does not run, would count the
+		// pods; until the status has, admission enforces nothing.
+		noPods.Status = corev1.ResourceQuotaStatus{Hard: none, Used: none}
+		Expect(k8sClient.Status().Update(ctx, noPods)).To(Succeed())
+		Eventually(ctx, func() error {
+			probe := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{GenerateName: "probe-", Namespace: namespace},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: image}}},
+			}
+			return k8sClient.Create(ctx, probe, client.DryRunAll)
+		}).Should(Satisfy(apierrors.IsForbidden), "the quota refuses pods")
+		ic := create(ctx, "app")
+		expectReady(ctx, "app", metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
+
+		Expect(k8sClient.Delete(ctx, noPods)).To(Succeed())
+		expectStarts(ctx, "app", podAfter(ctx, "app", ""), 1)
+		expectEvent(ctx, "app", apply.ReasonCreated, "Pod")
+		Expect(testenv.EventReasons(ctx, k8sClient, ic)).NotTo(ContainElement(apply.ReasonRecreated))
 	})
 
 	DescribeTable("starts a deleted pod again",

@@ -105,11 +105,19 @@ func Exclusive() ApplyOption {
 	return func(o *applyOptions) { o.exclusive = true }
 }
 
-// Deliberate records a change Apply makes as an update, not as drift put
-// back, though the owner's spec did not change: one the operator decided
-// from what it observed, such as a rollback.
+// Deliberate records what Apply makes or changes as the operator's
+// decision (Created, Updated), not as drift put back (Recreated, Repaired),
+// though the owner's spec did not change: one it took from what it
+// observed, such as a rollback, or a claim made once its backup can be
+// restored.
 func Deliberate() ApplyOption {
 	return func(o *applyOptions) { o.deliberate = true }
+}
+
+// repairs tells whether what Apply makes or changes for owner puts back
+// what someone else removed or changed.
+func (o applyOptions) repairs(owner kube.Object) bool {
+	return kube.SpecApplied(owner) && !o.deliberate
 }
 
 // AdoptIf lets Apply take over an object that the owner does not control
@@ -152,7 +160,7 @@ func (a *Applier) Apply(ctx context.Context, owner kube.Object, desired ApplyCon
 	// the watch of the conflict can bring this reconcile before the cache
 	// has seen the object go. The create asks the API server.
 	if !cached || !mayApply(owner, previous, o.adoptable) {
-		taken, err := a.create(ctx, owner, desired, key, live)
+		taken, err := a.create(ctx, owner, desired, key, live, o)
 		if !taken {
 			return err
 		}
@@ -173,7 +181,7 @@ func (a *Applier) Apply(ctx context.Context, owner kube.Object, desired ApplyCon
 // exists: then it tells that the name is taken. On success, live is the
 // object created.
 func (a *Applier) create(
-	ctx context.Context, owner kube.Object, desired ApplyConfiguration, key client.ObjectKey, live client.Object,
+	ctx context.Context, owner kube.Object, desired ApplyConfiguration, key client.ObjectKey, live client.Object, o applyOptions,
 ) (taken bool, err error) {
 	kind := ptr.Deref(desired.GetKind(), "")
 	om := objectMeta(desired)
@@ -187,7 +195,7 @@ func (a *Applier) create(
 		return false, fmt.Errorf("reading the created %s %s: %w", kind, key, err)
 	}
 	a.conflicts.resolved(conflictKey{kind: kind, namespace: key.Namespace, name: key.Name, owner: owner.GetUID()})
-	a.recordChange(owner, live, kind, true, true, kube.SpecObserved(owner), nil)
+	a.recordChange(owner, live, kind, true, true, o.repairs(owner), nil)
 	return false, nil
 }
 
@@ -228,15 +236,15 @@ func (a *Applier) update(
 		return fmt.Errorf("reading the applied %s %s: %w", kind, key, err)
 	}
 	changed := len(foreign) > 0 || previous.GetResourceVersion() != live.GetResourceVersion()
-	a.recordChange(owner, live, kind, created, changed, kube.SpecObserved(owner) && !o.deliberate, foreign)
+	a.recordChange(owner, live, kind, created, changed, o.repairs(owner), foreign)
 	return nil
 }
 
 // recordChange records on owner an event for what an apply did to live, if
 // it did anything (changeReason), and counts a repair of drift, which the
 // foreign managers' fields removed (if any) tell the source of.
-func (a *Applier) recordChange(owner kube.Object, live client.Object, kind string, created, changed, specObserved bool, foreign []string) {
-	reason, verb := changeReason(created, changed, specObserved)
+func (a *Applier) recordChange(owner kube.Object, live client.Object, kind string, created, changed, repair bool, foreign []string) {
+	reason, verb := changeReason(created, changed, repair)
 	if reason == "" {
 		return
 	}
@@ -353,15 +361,15 @@ func copyInto(dst, src client.Object) {
 // changeReason names what an apply did, for the event on the owner: whether
 // the object had to be made or changed, and whether that was the user's
 // doing (a new spec) or drift being put back (the spec was already in place).
-func changeReason(created, changed, specObserved bool) (reason, action string) {
+func changeReason(created, changed, repair bool) (reason, action string) {
 	switch {
-	case created && specObserved:
+	case created && repair:
 		return ReasonRecreated, "Create"
 	case created:
 		return ReasonCreated, "Create"
 	case !changed:
 		return "", ""
-	case specObserved:
+	case repair:
 		return ReasonRepaired, "Update"
 	default:
 		return ReasonUpdated, "Update"

@@ -13,21 +13,21 @@ import (
 
 func TestChangeReason(t *testing.T) {
 	tests := []struct {
-		name                           string
-		created, changed, specObserved bool
-		wantReason, wantAction         string
+		name                     string
+		created, changed, repair bool
+		wantReason, wantAction   string
 	}{
-		{name: "first creation", created: true, specObserved: false, wantReason: ReasonCreated, wantAction: "Create"},
-		{name: "deleted after the spec was in place", created: true, specObserved: true, wantReason: ReasonRecreated, wantAction: "Create"},
-		{name: "nothing changed", changed: false, specObserved: true, wantReason: "", wantAction: ""},
-		{name: "nothing changed after a spec change", changed: false, specObserved: false},
-		{name: "a new spec rolled in", changed: true, specObserved: false, wantReason: ReasonUpdated, wantAction: "Update"},
-		{name: "drift put back", changed: true, specObserved: true, wantReason: ReasonRepaired, wantAction: "Update"},
+		{name: "first creation", created: true, repair: false, wantReason: ReasonCreated, wantAction: "Create"},
+		{name: "deleted after the spec was in place", created: true, repair: true, wantReason: ReasonRecreated, wantAction: "Create"},
+		{name: "nothing changed", changed: false, repair: true, wantReason: "", wantAction: ""},
+		{name: "nothing changed after a spec change", changed: false, repair: false},
+		{name: "a new spec rolled in", changed: true, repair: false, wantReason: ReasonUpdated, wantAction: "Update"},
+		{name: "drift put back", changed: true, repair: true, wantReason: ReasonRepaired, wantAction: "Update"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			reason, action := changeReason(tt.created, tt.changed, tt.specObserved)
+			reason, action := changeReason(tt.created, tt.changed, tt.repair)
 			g.Expect(reason).To(Equal(tt.wantReason))
 			g.Expect(action).To(Equal(tt.wantAction))
 		})

@@ -29,10 +29,13 @@ func SetCondition(obj Object, conditionType string, status metav1.ConditionStatu
 	obj.SetConditions(conditions)
 }
 
-// SpecObserved tells whether the operator has already reconciled the current
-// spec, as recorded by the Ready condition's observed generation. A change to
-// an owned object after that is drift, not an update the user asked for.
-func SpecObserved(obj Object) bool {
+// SpecApplied tells whether the operator has put the current spec in place,
+// as recorded by the Ready condition: of the current generation, and not a
+// failure to make or change an owned object. A change to an owned object
+// after that is drift, not an update the user asked for; one made after a
+// failure may be the first.
+func SpecApplied(obj Object) bool {
 	ready := meta.FindStatusCondition(obj.GetConditions(), seedv1alpha1.ConditionReady)
-	return ready != nil && ready.ObservedGeneration == obj.GetGeneration()
+	return ready != nil && ready.ObservedGeneration == obj.GetGeneration() &&
+		ready.Reason != seedv1alpha1.ReasonReconcileFailed && ready.Reason != seedv1alpha1.ReasonNameConflict
 }

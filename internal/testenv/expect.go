@@ -100,6 +100,19 @@ func ExpectEvent(ctx context.Context, c client.Client, obj client.Object, kind, 
 	}).Should(Succeed())
 }
 
+// EventReasons are the reasons of the events recorded so far on obj.
+func EventReasons(ctx context.Context, c client.Client, obj client.Object) []string {
+	events := &eventsv1.EventList{}
+	Expect(c.List(ctx, events, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+	var reasons []string
+	for _, e := range events.Items {
+		if e.Regarding.UID == obj.GetUID() {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
+}
+
 // Get waits until obj exists and reads it.
 func Get(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object) {
 	Eventually(ctx, func() error { return c.Get(ctx, key, obj) }).Should(Succeed())
