@@ -226,14 +226,22 @@ func describeCluster(ctx context.Context, namespaces []string) string {
 		}
 		for _, p := range pods.Items {
 			ready := corev1.ConditionUnknown
-			for _, c := range p.Status.Conditions {
-				if c.Type == corev1.PodReady {
-					ready = c.Status
-				}
+			if c := podCondition(&p, corev1.PodReady); c != nil {
+				ready = c.Status
 			}
 			fmt.Fprintf(&b, "pod %s/%s node=%q phase=%s ready=%s deleting=%t\n", ns, p.Name,
 				p.Spec.NodeName, p.Status.Phase, ready, p.DeletionTimestamp != nil)
 		}
 	}
 	return b.String()
+}
+
+// podCondition is the pod's condition of type t, or nil.
+func podCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == t {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
 }
