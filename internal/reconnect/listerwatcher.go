@@ -113,8 +113,9 @@ func retry(ctx context.Context, period time.Duration, log logr.Logger, f func() 
 // reached or could not serve a request for now: the connection refused,
 // reset, timed out or closed, or the server answering that it is
 // unavailable (503), that it or its storage timed out (504, or 500 with
-// ServerTimeout) or failed inside (500), as it does while etcd is gone. Answers that say something about the
-// request (a 429, a 403, a 410, a 404) are not.
+// ServerTimeout) or failed inside (500), as it does while etcd is gone.
+// Answers that say something about the request (a 429, a 403, a 410, a
+// 404) are not.
 func Unreachable(err error) bool {
 	if err == nil {
 		return false
