@@ -16,15 +16,18 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Usage is a volume's bytes: in use, and the file system's size.
+// Usage is a volume's bytes, in use and the file system's size, as the
+// kubelet measured them at Time (zero when it does not say).
 type Usage struct {
 	Used, Capacity int64
+	Time           time.Time
 }
 
 // Reader reads volumes' usage from the kubelets.
@@ -146,8 +149,9 @@ func internalIP(node *corev1.Node) string {
 type summary struct {
 	Pods []struct {
 		Volumes []struct {
-			UsedBytes     *uint64 `json:"usedBytes"`
-			CapacityBytes *uint64 `json:"capacityBytes"`
+			Time          metav1.Time `json:"time"`
+			UsedBytes     *uint64     `json:"usedBytes"`
+			CapacityBytes *uint64     `json:"capacityBytes"`
 			PVCRef        *struct {
 				Name      string `json:"name"`
 				Namespace string `json:"namespace"`
@@ -164,7 +168,7 @@ func (s *summary) claimUsage(namespace, name string) (Usage, bool) {
 			if v.PVCRef == nil || v.PVCRef.Namespace != namespace || v.PVCRef.Name != name || v.UsedBytes == nil || v.CapacityBytes == nil {
 				continue
 			}
-			return Usage{Used: int64(*v.UsedBytes), Capacity: int64(*v.CapacityBytes)}, true
+			return Usage{Used: int64(*v.UsedBytes), Capacity: int64(*v.CapacityBytes), Time: v.Time.Time}, true
 		}
 	}
 	return Usage{}, false

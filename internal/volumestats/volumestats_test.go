@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,7 +17,7 @@ import (
 // A kubelet's summary, of two pods: one mounts the claim, one another.
 const summaryJSON = `{"pods": [
  {"volume": [{"name": "tmp", "usedBytes": 1}, {"name": "data", "usedBytes": 7, "capacityBytes": 9, "pvcRef": {"name": "other", "namespace": "a"}}]},
- {"volume": [{"name": "data", "usedBytes": 800, "capacityBytes": 1000, "pvcRef": {"name": "data", "namespace": "a"}}]}
+ {"volume": [{"name": "data", "time": "2026-11-28T09:43:18Z", "usedBytes": 800, "capacityBytes": 1000, "pvcRef": {"name": "data", "namespace": "a"}}]}
 ]}`
 
 // kubelet serves the summary on a node of its own, and gives the client
@@ -55,6 +56,7 @@ func TestClaimUsage(t *testing.T) {
 	node, kubeletClient := kubelet(t)
 	other := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-2", Labels: map[string]string{"topology.example.com/node": "node-2"}}}
 	r := &Reader{Nodes: fake.NewClientBuilder().WithObjects(node, other).Build(), HTTP: kubeletClient}
+	measured := time.Date(2026, 11, 28, 9, 43, 18, 0, time.UTC)
 	byLabel := corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{
 		{Key: "topology.example.com/node", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-1"}},
 	}}
@@ -68,7 +70,7 @@ func TestClaimUsage(t *testing.T) {
 		want      Usage
 		wantFound bool
 	}{
-		{name: "a node by its label", pv: volumeOn(byLabel), claim: "data", want: Usage{Used: 800, Capacity: 1000}, wantFound: true},
+		{name: "a node by its label", pv: volumeOn(byLabel), claim: "data", want: Usage{Used: 800, Capacity: 1000, Time: measured}, wantFound: true},
 		{name: "a claim no pod mounts", pv: volumeOn(byLabel), claim: "unused"},
 		{name: "a node with no kubelet address", pv: volumeOn(elsewhere), claim: "data"},
 		{name: "a volume with no node", pv: &corev1.PersistentVolume{}, claim: "data"},
@@ -78,7 +80,7 @@ func TestClaimUsage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.want || found != tt.wantFound {
+			if got.Used != tt.want.Used || got.Capacity != tt.want.Capacity || !got.Time.Equal(tt.want.Time) || found != tt.wantFound {
 				t.Errorf("usage %+v, found %v; want %+v, %v", got, found, tt.want, tt.wantFound)
 			}
 		})
