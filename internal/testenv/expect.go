@@ -113,6 +113,31 @@ func EventReasons(ctx context.Context, c client.Client, obj client.Object) []str
 	return reasons
 }
 
+// EventCount is how many times an event of reason was recorded on obj so
+// far, as the API server holds them: the recorder folds repeats into one
+// Event's series, and counts those past the second only in its memory
+// until it next refreshes the series, so 2 means "more than once".
+func EventCount(ctx context.Context, c client.Client, obj client.Object, reason string) int32 {
+	events := &eventsv1.EventList{}
+	Expect(c.List(ctx, events, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+	var n int32
+	for _, e := range events.Items {
+		if e.Regarding.UID == obj.GetUID() && e.Reason == reason {
+			n += Occurrences(e)
+		}
+	}
+	return n
+}
+
+// Occurrences is how many times an event happened: the recorder folds
+// repeats into a series.
+func Occurrences(e eventsv1.Event) int32 {
+	if e.Series != nil {
+		return e.Series.Count
+	}
+	return 1
+}
+
 // Get waits until obj exists and reads it.
 func Get(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object) {
 	Eventually(ctx, func() error { return c.Get(ctx, key, obj) }).Should(Succeed())

@@ -23,6 +23,7 @@ import (
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 var _ = Describe("High availability", Serial, func() {
@@ -115,7 +116,7 @@ var _ = Describe("High availability", Serial, func() {
 			for _, e := range events.Items {
 				Expect(e.Reason).NotTo(Equal(apply.ReasonRecreated), "%s %s: %s", e.Regarding.Kind, e.Regarding.Name, e.Note)
 				if e.Reason == apply.ReasonCreated {
-					created[e.Note] += occurrences(e)
+					created[e.Note] += testenv.Occurrences(e)
 				}
 			}
 			for note, n := range created {
@@ -143,13 +144,4 @@ func leaseHolderNow(ctx context.Context) string {
 func count(ctx context.Context, list client.ObjectList, namespace string, opts ...client.ListOption) int {
 	Expect(k8sClient.List(ctx, list, append(opts, client.InNamespace(namespace))...)).To(Succeed())
 	return meta.LenList(list)
-}
-
-// occurrences is how many times an event happened: the recorder folds
-// repeats into a series.
-func occurrences(e eventsv1.Event) int32 {
-	if e.Series != nil {
-		return e.Series.Count
-	}
-	return 1
 }
