@@ -18,15 +18,18 @@ const ReasonRemoved = "Removed"
 
 // Remove deletes the object of key, of empty's type, when owner controls
 // it: one the owner's spec no longer asks for. An object of that name that
-// is not the owner's is left alone, and one already gone is no error. The
-// delete is for that object only (its UID), never one made in its place.
+// is not the owner's is left alone, and one already gone or going is no
+// error. The delete is for that object only (its UID), never one made in
+// its place.
 func (a *Applier) Remove(ctx context.Context, owner kube.Object, key client.ObjectKey, empty client.Object) error {
 	kind := a.kindOf(empty)
 	obj, cached, err := a.cached(ctx, key, empty)
 	if err != nil {
 		return fmt.Errorf("getting %s %s: %w", kind, key, err)
 	}
-	if !cached || !metav1.IsControlledBy(obj, owner) {
+	// One being deleted already (a finalizer holds it) is on its way: a
+	// second delete would change nothing, and say it did.
+	if !cached || !metav1.IsControlledBy(obj, owner) || !obj.GetDeletionTimestamp().IsZero() {
 		return nil
 	}
 	uid := obj.GetUID()
