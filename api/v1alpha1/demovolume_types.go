@@ -165,6 +165,12 @@ type DemoVolumeGrowth struct {
 	// and 2Gi.
 	From string `json:"from"`
 	To   string `json:"to"`
+	// measuredCapacity is the file system's size in the measurement the
+	// growth was decided on. The next growth is decided only on a
+	// measurement of a larger file system, the grown one: the kubelet
+	// measures about each minute, and until then reports the old one.
+	// +optional
+	MeasuredCapacity string `json:"measuredCapacity,omitempty"`
 }
 
 // DemoVolumeBackup is when to back a volume up, and how many backups to

@@ -132,8 +132,12 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 			live.DeepCopyInto(pvc)
 			return r.Applier.Remove(ctx, dv, client.ObjectKeyFromObject(live), &corev1.PersistentVolumeClaim{})
 		}
+		opts := []apply.ApplyOption{apply.AdoptIf(retainedFor(dv))}
+		if growing(dv, live) {
+			opts = append(opts, apply.Deliberate())
+		}
 		// A claim's data source is immutable: the one it was made with stays.
-		return r.Applier.Apply(ctx, dv, desiredClaim(dv, backupSource(live)), pvc, apply.AdoptIf(retainedFor(dv)))
+		return r.Applier.Apply(ctx, dv, desiredClaim(dv, backupSource(live)), pvc, opts...)
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("getting claim %s: %w", dv.Name, err)
 	}
@@ -142,8 +146,10 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 		return err
 	}
 	opts := []apply.ApplyOption{apply.AdoptIf(retainedFor(dv))}
-	if !hadClaim(dv) {
-		// Its first claim, such as one that waited for its backup, is no repair.
+	if !hadClaim(dv) || dv.Status.Phase == corev1.ClaimLost {
+		// Its first claim, such as one that waited for its backup, is no
+		// repair, and neither is one in place of a lost claim, which the
+		// operator deleted itself.
 		opts = append(opts, apply.Deliberate())
 	}
 	if err := r.Applier.Apply(ctx, dv, desiredClaim(dv, source), pvc, opts...); err != nil {

@@ -942,8 +942,22 @@ var _ = Describe("DemoVolume controller", func() {
 		Consistently(ctx, func() string { return request(claimOf(ctx, "data")) }).WithTimeout(2*time.Second).
 			Should(Equal("2Gi"), "not again while it grows, however full")
 
-		By("grown, and full again: up to maxSize")
+		By("grown, while the kubelet still reports the file system it measured before: not again")
 		setClaimStatus(ctx, "data", func(st *corev1.PersistentVolumeClaimStatus) { st.Capacity = capacity("2Gi") })
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionUnknown, reasonGrowthUnmeasured)
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		Consistently(ctx, func() string { return request(claimOf(ctx, "data")) }).WithTimeout(3*time.Second).
+			Should(Equal("2Gi"), "one growth for one measurement")
+		dv := demoVolume(ctx, Default, "data")
+		Expect(testenv.EventCount(ctx, k8sClient, dv, reasonGrown)).To(BeEquivalentTo(1))
+		Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonRepaired)).To(BeZero(), "the operator's own growth is no repair")
+
+		By("the grown file system measured under the threshold: not grown")
+		usages.set(namespace, 900<<20, 2<<30)
+		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionFalse, reasonBelowMaxSize)
+		Consistently(ctx, func() string { return request(claimOf(ctx, "data")) }).WithTimeout(2 * time.Second).Should(Equal("2Gi"))
+
+		By("full again on the grown file system: up to maxSize")
 		usages.set(namespace, 1900<<20, 2<<30)
 		Eventually(ctx, func(g Gomega) { g.Expect(request(claimOf(ctx, "data"))).To(Equal("3Gi")) }).Should(Succeed())
 		setClaimStatus(ctx, "data", func(st *corev1.PersistentVolumeClaimStatus) { st.Capacity = capacity("3Gi") })
@@ -951,5 +965,8 @@ var _ = Describe("DemoVolume controller", func() {
 		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionTrue, reasonAtMaxSize)
 		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
 		Consistently(ctx, func() string { return request(claimOf(ctx, "data")) }).WithTimeout(2 * time.Second).Should(Equal("3Gi"))
+		Expect(testenv.EventCount(ctx, k8sClient, dv, reasonGrown)).To(BeEquivalentTo(2))
+		Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonUpdated)).To(BeEquivalentTo(2), "each growth applied, as the operator's")
+		Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonRepaired)).To(BeZero())
 	})
 })

@@ -28,6 +28,9 @@ const (
 	reasonAtMaxSize    = "AtMaxSize"
 	reasonBelowMaxSize = "BelowMaxSize"
 	reasonUsageUnknown = "UsageUnknown"
+	// reasonGrowthUnmeasured: the volume was grown, and no measurement of
+	// the grown file system has come yet.
+	reasonGrowthUnmeasured = "GrowthUnmeasured"
 )
 
 // defaultUsagePoll is how often a DemoVolume with autoGrow is measured
@@ -47,6 +50,45 @@ func claimSize(dv *seedv1alpha1.DemoVolume) resource.Quantity {
 		}
 	}
 	return size
+}
+
+// growthDecision is what autoGrow makes of one measurement of a volume.
+type growthDecision struct {
+	// to is the size in GiB to grow the claim to, or 0 for none.
+	to int64
+	// atMax tells that the volume is over its threshold with no room left
+	// to grow.
+	atMax bool
+	// stale tells that the measurement is of the file system before the
+	// last growth: it decides nothing, however full it says the volume is.
+	stale bool
+}
+
+// decideGrowth decides, from a measurement, the growth of a claim of
+// request GiB that autoGrow last grew as last says (nil if never).
+func decideGrowth(g *seedv1alpha1.DemoVolumeAutoGrow, request int64, last *seedv1alpha1.DemoVolumeGrowth, u volumestats.Usage) growthDecision {
+	if !measuresGrowth(last, u) {
+		return growthDecision{stale: true}
+	}
+	to, atMax := grownSize(g, request, u)
+	return growthDecision{to: to, atMax: atMax}
+}
+
+// measuresGrowth tells whether u measures the file system the last growth
+// left: a larger one than that growth was decided on. The request says
+// nothing of it (a file system is smaller than its volume, and the kubelet
+// may measure before the node has grown it), and neither does the time,
+// on another machine's clock. A growth recorded before its measurement
+// was (0.3.0) waits for a measurement taken after it.
+func measuresGrowth(last *seedv1alpha1.DemoVolumeGrowth, u volumestats.Usage) bool {
+	if last == nil {
+		return true
+	}
+	measured, err := resource.ParseQuantity(last.MeasuredCapacity)
+	if err != nil {
+		return u.Time.After(last.Time.Time)
+	}
+	return u.Capacity > measured.Value()
 }
 
 // grownSize is the size, in GiB, autoGrow grows a claim of request GiB to
@@ -119,21 +161,36 @@ func (r *Reconciler) autoGrow(ctx context.Context, dv *seedv1alpha1.DemoVolume, 
 		Time:     metav1.Now(),
 	}
 	requestGiB := (request.Value() + gib - 1) / gib
-	size, atMax := grownSize(g, requestGiB, usage)
+	decision := decideGrowth(g, requestGiB, dv.Status.LastGrowth, usage)
 	percent := dv.Status.Usage.Percent
-	if atMax {
+	switch {
+	case decision.stale:
+		kube.SetCondition(dv, seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionUnknown, reasonGrowthUnmeasured, fmt.Sprintf(
+			"Grown to %s; waiting for the kubelet to measure the grown file system (it measures about each minute)", dv.Status.LastGrowth.To))
+	case decision.atMax:
 		kube.SetCondition(dv, seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionTrue, reasonAtMaxSize, fmt.Sprintf(
 			"%d%% used, over the %d%% threshold, at the maxSize of %dGi: raise autoGrow.maxSize, or free space", percent, g.ThresholdPercent, g.MaxSize))
-	} else {
+	default:
 		kube.SetCondition(dv, seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionFalse, reasonBelowMaxSize, fmt.Sprintf(
 			"%d%% used; grows at %d%%, up to %dGi", percent, g.ThresholdPercent, g.MaxSize))
 	}
-	if size == 0 {
+	if decision.to == 0 {
 		return nil
 	}
-	to := resource.NewQuantity(size*gib, resource.BinarySI)
-	dv.Status.LastGrowth = &seedv1alpha1.DemoVolumeGrowth{Time: metav1.Now(), From: request.String(), To: to.String()}
+	to := resource.NewQuantity(decision.to*gib, resource.BinarySI)
+	dv.Status.LastGrowth = &seedv1alpha1.DemoVolumeGrowth{
+		Time: metav1.Now(), From: request.String(), To: to.String(),
+		MeasuredCapacity: resource.NewQuantity(usage.Capacity, resource.BinarySI).String(),
+	}
 	r.Applier.Recorder.Eventf(dv, pvc, corev1.EventTypeNormal, reasonGrown, "Grow",
 		"Growing claim %s from %s to %s: %d%% used, over the %d%% threshold", pvc.Name, request.String(), to.String(), percent, g.ThresholdPercent)
 	return nil
+}
+
+// growing tells whether the claim dv asks for is larger than live's
+// request because autoGrow grew it: applying it is the operator's growth,
+// not a repair of someone's change.
+func growing(dv *seedv1alpha1.DemoVolume, live *corev1.PersistentVolumeClaim) bool {
+	last, size := dv.Status.LastGrowth, claimSize(dv)
+	return last != nil && last.To == size.String() && live.Spec.Resources.Requests.Storage().Cmp(size) < 0
 }

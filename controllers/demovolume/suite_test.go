@@ -39,11 +39,11 @@ func (f *fakeUsages) fail(err error) {
 	f.err = err
 }
 
-// set is the usage of the claim "data" in namespace.
+// set is the usage of the claim "data" in namespace, measured now.
 func (f *fakeUsages) set(namespace string, used, capacity int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.byClaim[namespace+"/data"] = volumestats.Usage{Used: used, Capacity: capacity}
+	f.byClaim[namespace+"/data"] = volumestats.Usage{Used: used, Capacity: capacity, Time: time.Now()}
 }
 
 func (f *fakeUsages) ClaimUsage(_ context.Context, _ *corev1.PersistentVolume, namespace, name string) (volumestats.Usage, bool, error) {
