@@ -69,7 +69,8 @@ type refusal struct {
 
 func (r *refusal) Error() string { return r.message }
 
-// listBackups lists the backups dv controls, newest first.
+// listBackups lists the backups dv controls, newest first, once it has
+// taken back those a deleted DemoVolume of its name kept.
 func (r *Reconciler) listBackups(ctx context.Context, dv *seedv1alpha1.DemoVolume) ([]snapshotv1.VolumeSnapshot, error) {
 	if !r.Snapshots {
 		return nil, nil
@@ -78,11 +79,9 @@ func (r *Reconciler) listBackups(ctx context.Context, dv *seedv1alpha1.DemoVolum
 	if err := r.List(ctx, list, client.InNamespace(dv.Namespace), client.MatchingLabels(kube.SelectorLabels(backupKind, dv.Name))); err != nil {
 		return nil, fmt.Errorf("listing the backups: %w", err)
 	}
-	var owned []snapshotv1.VolumeSnapshot
-	for _, b := range list.Items {
-		if metav1.IsControlledBy(&b, dv) {
-			owned = append(owned, b)
-		}
+	owned, err := r.adoptBackups(ctx, dv, list.Items)
+	if err != nil {
+		return nil, err
 	}
 	newestFirst(owned)
 	return owned, nil

@@ -18,7 +18,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
@@ -34,8 +33,6 @@ const (
 	// DemoVolume switched to Retain and deleted before the operator saw the
 	// switch. The name is the one Retain-only releases gave it.
 	claimFinalizer = "seed.example.com/retain-claim"
-
-	reasonRetained = "Retained"
 )
 
 // Reconciler keeps a DemoVolume's claim at the size its spec asks for,
@@ -61,7 +58,7 @@ type Reconciler struct {
 // a removed one does.
 // +kubebuilder:rbac:groups=core,resources=persistentvolumeclaims,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshots,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshots,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshotclasses,verbs=get;list
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get
 // +kubebuilder:rbac:groups=core,resources=persistentvolumes,verbs=get
@@ -132,7 +129,7 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 			live.DeepCopyInto(pvc)
 			return r.Applier.Remove(ctx, dv, client.ObjectKeyFromObject(live), &corev1.PersistentVolumeClaim{})
 		}
-		opts := []apply.ApplyOption{apply.AdoptIf(retainedFor(dv))}
+		opts := []apply.ApplyOption{apply.AdoptIf(retainedFor(dv, kind))}
 		if growing(dv, live) {
 			opts = append(opts, apply.Deliberate())
 		}
@@ -145,7 +142,7 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 	if err != nil {
 		return err
 	}
-	opts := []apply.ApplyOption{apply.AdoptIf(retainedFor(dv))}
+	opts := []apply.ApplyOption{apply.AdoptIf(retainedFor(dv, kind))}
 	if !hadClaim(dv) || dv.Status.Phase == corev1.ClaimLost {
 		// Its first claim, such as one that waited for its backup, is no
 		// repair, and neither is one in place of a lost claim, which the
@@ -165,44 +162,6 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 // deleted or lost, not yet made.
 func hadClaim(dv *seedv1alpha1.DemoVolume) bool {
 	return dv.Status.ClaimName != ""
-}
-
-// release lets a DemoVolume being deleted go, once its claim is kept if
-// its policy is Retain; with Delete the garbage collector deletes the claim
-// through its owner reference.
-func (r *Reconciler) release(ctx context.Context, dv *seedv1alpha1.DemoVolume) error {
-	if !controllerutil.ContainsFinalizer(dv, claimFinalizer) {
-		return nil
-	}
-	if dv.Spec.ReclaimPolicy == seedv1alpha1.ReclaimRetain {
-		if err := r.keepClaim(ctx, dv); err != nil {
-			return err
-		}
-	}
-	return kube.SetFinalizer(ctx, r.Client, r.Applier.APIReader, dv, claimFinalizer, false)
-}
-
-// keepClaim drops the claim's owner reference, so that the garbage
-// collector leaves it, and labels it as retained.
-func (r *Reconciler) keepClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume) error {
-	// The cache holds only claims labelled as managed by the operator, and
-	// may not hold one created moments ago: taking its word that the claim
-	// is gone would leave the claim owned, for the garbage collector to
-	// delete with its data.
-	pvc := &corev1.PersistentVolumeClaim{}
-	err := r.Applier.APIReader.Get(ctx, client.ObjectKeyFromObject(dv), pvc)
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return fmt.Errorf("getting claim %s: %w", dv.Name, err)
-	case pvc.DeletionTimestamp.IsZero() && metav1.IsControlledBy(pvc, dv):
-		if err := r.Apply(ctx, retainedClaim(dv, pvc), client.FieldOwner(kube.FieldManager), client.ForceOwnership); err != nil {
-			return fmt.Errorf("releasing claim %s: %w", pvc.Name, err)
-		}
-		r.Applier.Recorder.Eventf(dv, pvc, corev1.EventTypeNormal, reasonRetained, "Release",
-			"Kept PersistentVolumeClaim %s and its data, labelled %s=true", pvc.Name, retainedLabel)
-	}
-	return nil
 }
 
 // Owned are the kinds of the objects a DemoVolume has, for the manager's

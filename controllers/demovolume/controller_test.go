@@ -898,6 +898,90 @@ var _ = Describe("DemoVolume controller", func() {
 			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backup)
 			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeRestored, metav1.ConditionTrue, reasonFromBackup)
 		})
+
+		It("keeps the backups with the claim under Retain, and a DemoVolume of the same name takes them back and restores from them", func(ctx SpecContext) {
+			class := csiClass(ctx, true)
+			restoreOnLoss := backedUp(class, func(b *seedv1alpha1.DemoVolumeBackup) { b.RestoreOnLoss = true })
+			first := create(ctx, "data", restoreOnLoss)
+			Expect(first.Spec.ReclaimPolicy).To(Equal(seedv1alpha1.ReclaimRetain))
+			bind(ctx, "data", "1Gi")
+			requestBackup(ctx, "data", "1")
+			backup := requestedBackupName(first, "1")
+			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
+			ready(ctx, backup, "1Gi")
+
+			By("snapshots of the same labels that are not this DemoVolume's backups: someone else's, and another owner's")
+			foreign := func(name string, mutate func(*snapshotv1.VolumeSnapshot)) *snapshotv1.VolumeSnapshot {
+				b := desiredBackup(first, name, class, triggerRequest)
+				b.OwnerReferences = nil
+				mutate(b)
+				Expect(k8sClient.Create(ctx, b)).To(Succeed())
+				return b
+			}
+			unlabelled := foreign("data-theirs", func(*snapshotv1.VolumeSnapshot) {})
+			owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: namespace}}
+			Expect(k8sClient.Create(ctx, owner)).To(Succeed())
+			ownedElsewhere := foreign("data-owned", func(b *snapshotv1.VolumeSnapshot) {
+				b.Labels[retainedLabel] = "true"
+				b.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(owner, corev1.SchemeGroupVersion.WithKind("ConfigMap"))}
+			})
+
+			By("deleting the DemoVolume: the backup stays, released and labelled, with the claim")
+			Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+			expectGone(ctx, "data")
+			kept := &snapshotv1.VolumeSnapshot{}
+			Expect(k8sClient.Get(ctx, key(backup), kept)).To(Succeed())
+			Expect(kept.DeletionTimestamp).To(BeNil())
+			Expect(kept.OwnerReferences).To(BeEmpty(), "the garbage collector must have no reason to delete it")
+			Expect(kept.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+			Expect(claimOf(ctx, "data").Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+			expectEvent(ctx, "data", reasonRetained, "Kept PersistentVolumeClaim data and its data, and 1 backup ("+backup+")")
+
+			By("a DemoVolume of the same name: the backup is its again, listed, and nothing else is taken")
+			second := create(ctx, "data", restoreOnLoss)
+			Eventually(ctx, func(g Gomega) {
+				b := &snapshotv1.VolumeSnapshot{}
+				g.Expect(k8sClient.Get(ctx, key(backup), b)).To(Succeed())
+				g.Expect(metav1.IsControlledBy(b, second)).To(BeTrue())
+				g.Expect(b.Labels).NotTo(HaveKey(retainedLabel))
+				g.Expect(demoVolume(ctx, g, "data").Status.Backups).To(ConsistOf(HaveField("Name", backup)))
+			}).Should(Succeed())
+			expectEvent(ctx, "data", reasonAdopted, "Took back backups "+backup)
+			for _, b := range []*snapshotv1.VolumeSnapshot{unlabelled, ownedElsewhere} {
+				now := &snapshotv1.VolumeSnapshot{}
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(b), now)).To(Succeed())
+				Expect(now.ResourceVersion).To(Equal(b.ResourceVersion), "%s is left as it was", b.Name)
+			}
+
+			By("the claim lost: made again from the backup taken back")
+			expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+			old := claimOf(ctx, "data")
+			deleteClaim(ctx, old)
+			Eventually(ctx, func(g Gomega) {
+				pvc := &corev1.PersistentVolumeClaim{}
+				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
+				g.Expect(pvc.UID).NotTo(Equal(old.UID))
+				g.Expect(backupSource(pvc)).To(Equal(backup))
+			}).Should(Succeed())
+			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backup)
+		})
+
+		It("leaves the backups to the garbage collector with reclaimPolicy Delete", func(ctx SpecContext) {
+			dv := create(ctx, "data", backedUp(csiClass(ctx, true)), func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
+			bind(ctx, "data", "1Gi")
+			requestBackup(ctx, "data", "1")
+			backup := requestedBackupName(dv, "1")
+			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
+
+			Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
+			expectGone(ctx, "data")
+			b := &snapshotv1.VolumeSnapshot{}
+			Expect(k8sClient.Get(ctx, key(backup), b)).To(Succeed())
+			Expect(b.OwnerReferences).To(ConsistOf(And(
+				HaveField("UID", dv.UID), HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
+			)))
+			Expect(b.Labels).NotTo(HaveKey(retainedLabel))
+		})
 	})
 
 	It("grows a claim by itself as it fills, up to maxSize, and says when it is full there", func(ctx SpecContext) {

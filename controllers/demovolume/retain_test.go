@@ -1,0 +1,82 @@
+package demovolume
+
+import (
+	"testing"
+
+	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+)
+
+func TestKeptMessage(t *testing.T) {
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data"}}
+	for _, tt := range []struct {
+		name    string
+		pvc     *corev1.PersistentVolumeClaim
+		backups []string
+		want    string
+	}{
+		{name: "nothing kept"},
+		{name: "the claim", pvc: pvc, want: "Kept PersistentVolumeClaim data and its data, labelled seed.example.com/retained=true"},
+		{name: "the claim and a backup", pvc: pvc, backups: []string{"data-1"},
+			want: "Kept PersistentVolumeClaim data and its data, and 1 backup (data-1), labelled seed.example.com/retained=true"},
+		{name: "backups, the claim gone", backups: []string{"data-1", "data-2"},
+			want: "Kept 2 backups (data-1, data-2), labelled seed.example.com/retained=true"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := keptMessage(tt.pvc, tt.backups); got != tt.want {
+				t.Errorf("keptMessage:\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDisownAdopt follows a backup through a deletion under Retain and a
+// DemoVolume of the same name made again, and checks what neither takes.
+func TestDisownAdopt(t *testing.T) {
+	first := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) { dv.UID = "first" })
+	second := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) { dv.UID = "second" })
+	b := desiredBackup(first, "data-1", "class", triggerRequest)
+
+	if adopt(second, backupKind, b) {
+		t.Fatal("adopted a backup another DemoVolume controls")
+	}
+	if !disown(first, b) || len(b.OwnerReferences) != 0 || b.Labels[retainedLabel] != trueValue {
+		t.Fatalf("disowned: %+v", b.ObjectMeta)
+	}
+	if disown(first, b) {
+		t.Error("disowned twice")
+	}
+	if adopt(second, kind, b) {
+		t.Error("adopted a backup as a claim")
+	}
+	if !adopt(second, backupKind, b) || !metav1.IsControlledBy(b, second) || b.Labels[retainedLabel] != "" {
+		t.Fatalf("adopted: %+v", b.ObjectMeta)
+	}
+	if adopt(second, backupKind, b) {
+		t.Error("adopted twice")
+	}
+
+	for _, tt := range []struct {
+		name   string
+		mutate func(*snapshotv1.VolumeSnapshot)
+	}{
+		{name: "not labelled as retained", mutate: func(b *snapshotv1.VolumeSnapshot) { delete(b.Labels, retainedLabel) }},
+		{name: "of another DemoVolume's name", mutate: func(b *snapshotv1.VolumeSnapshot) { b.Labels["app.kubernetes.io/instance"] = "other" }},
+		{name: "not managed by the operator", mutate: func(b *snapshotv1.VolumeSnapshot) { delete(b.Labels, "app.kubernetes.io/managed-by") }},
+		{name: "controlled by another owner", mutate: func(b *snapshotv1.VolumeSnapshot) {
+			b.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(first, corev1.SchemeGroupVersion.WithKind("ConfigMap"))}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := desiredBackup(first, "data-1", "class", triggerRequest)
+			disown(first, b)
+			tt.mutate(b)
+			if adopt(second, backupKind, b) {
+				t.Errorf("adopted: %+v", b.ObjectMeta)
+			}
+		})
+	}
+}
