@@ -899,6 +899,41 @@ var _ = Describe("DemoVolume controller", func() {
 			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeRestored, metav1.ConditionTrue, reasonFromBackup)
 		})
 
+		It("makes a lost claim again from the newest ready backup, as the operator's own claim, deleting the lost one once", func(ctx SpecContext) {
+			class := csiClass(ctx, true)
+			dv := create(ctx, "data", backedUp(class, func(b *seedv1alpha1.DemoVolumeBackup) { b.RestoreOnLoss = true }))
+			bind(ctx, "data", "1Gi")
+			requestBackup(ctx, "data", "1")
+			backup := requestedBackupName(dv, "1")
+			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
+			ready(ctx, backup, "1Gi")
+			expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+
+			By("the claim's volume lost: deleted once, and held by its pvc-protection finalizer")
+			lost := claimOf(ctx, "data")
+			setClaimStatus(ctx, "data", func(st *corev1.PersistentVolumeClaimStatus) { st.Phase = corev1.ClaimLost })
+			Eventually(ctx, func(g Gomega) *metav1.Time {
+				pvc := &corev1.PersistentVolumeClaim{}
+				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
+				return pvc.DeletionTimestamp
+			}).ShouldNot(BeNil())
+			Consistently(ctx, func() int32 { return testenv.EventCount(ctx, k8sClient, dv, apply.ReasonRemoved) }).
+				WithTimeout(3*time.Second).Should(BeEquivalentTo(1), "a claim being deleted is not deleted again")
+
+			By("the claim gone: made again from the backup, as the operator's claim, not a repair")
+			testenv.Update(ctx, k8sClient, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace}},
+				func(pvc *corev1.PersistentVolumeClaim) { pvc.Finalizers = nil })
+			Eventually(ctx, func(g Gomega) {
+				pvc := &corev1.PersistentVolumeClaim{}
+				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
+				g.Expect(pvc.UID).NotTo(Equal(lost.UID))
+				g.Expect(backupSource(pvc)).To(Equal(backup))
+			}).Should(Succeed())
+			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backup)
+			Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonRecreated)).To(BeZero())
+			Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonCreated)).To(BeEquivalentTo(2), "the first claim, and the one in place of the lost")
+		})
+
 		It("keeps the backups with the claim under Retain, and a DemoVolume of the same name takes them back and restores from them", func(ctx SpecContext) {
 			class := csiClass(ctx, true)
 			restoreOnLoss := backedUp(class, func(b *seedv1alpha1.DemoVolumeBackup) { b.RestoreOnLoss = true })
