@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -66,7 +67,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	if rollback := failedRollout(ws, deployment, pods, time.Now()); rollback != nil && applyErr == nil {
-		if err := r.rollBack(ctx, ws, original, rollback); err != nil {
+		recorded, err := r.rollBack(ctx, ws, original, rollback)
+		if err != nil || !recorded {
 			return ctrl.Result{}, err
 		}
 		original = ws.DeepCopy()
@@ -99,14 +101,22 @@ func (r *Reconciler) applyOwned(
 // rollBack records the rollback in the WebServer's status before the
 // Deployment goes back to the older image, so that a leader taking over
 // in between finds it rather than rolling the failed image out again, and
-// says so in a Warning event.
-func (r *Reconciler) rollBack(ctx context.Context, ws, original *seedv1alpha1.WebServer, rollback *seedv1alpha1.WebServerRollback) error {
+// says so in a Warning event. It tells whether it recorded the rollback:
+// under the optimistic lock, one decided from a WebServer the API server
+// has moved past (a cache behind the operator's own record of this very
+// rollback) is not, and the newer WebServer's event brings the next
+// reconcile.
+func (r *Reconciler) rollBack(ctx context.Context, ws, original *seedv1alpha1.WebServer, rollback *seedv1alpha1.WebServerRollback) (bool, error) {
 	ws.Status.Rollback = rollback
-	if err := kube.PatchStatus(ctx, r.Client, original, ws); err != nil {
-		return fmt.Errorf("recording the rollback of image %s: %w", rollback.Image, err)
+	err := r.Status().Patch(ctx, ws, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
+	if apierrors.IsConflict(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("recording the rollback of image %s: %w", rollback.Image, err)
 	}
 	r.Applier.Warn(ws, seedv1alpha1.ReasonRolledBack, "RollBack", "%s", rolledBackMessage(ws, rollback))
-	return nil
+	return true, nil
 }
 
 // Owned are the kinds of the objects a WebServer has, for the manager's

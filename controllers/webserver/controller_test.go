@@ -12,7 +12,6 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -444,12 +443,17 @@ var _ = Describe("WebServer controller", func() {
 			g.Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", seedv1alpha1.DefaultWebServerImage)))
 			g.Expect(webServer(ctx, g, "web").Status.Rollback).NotTo(BeNil())
 		}, "2s").Should(Succeed())
-		events := &eventsv1.EventList{}
-		Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
-		var rolledBack []eventsv1.Event
-		Expect(events.Items).To(ContainElement(HaveField("Reason", seedv1alpha1.ReasonRolledBack), &rolledBack))
-		Expect(rolledBack).To(HaveLen(1))
-		Expect(events.Items).NotTo(ContainElement(HaveField("Reason", apply.ReasonRepaired)), "a rollback is no drift put back")
+		Expect(testenv.EventCount(ctx, k8sClient, ws, seedv1alpha1.ReasonRolledBack)).To(BeEquivalentTo(1))
+		Expect(testenv.EventCount(ctx, k8sClient, ws, apply.ReasonRepaired)).To(BeZero(), "a rollback is no drift put back")
+
+		By("a rollback decided again from a copy of the WebServer from before it: not recorded, not said")
+		stale := ws.DeepCopy()
+		stale.Status.Rollback = nil
+		recorded, err := reconciler.rollBack(ctx, stale, stale.DeepCopy(), ws.Status.Rollback)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(recorded).To(BeFalse())
+		Consistently(ctx, func() int32 { return testenv.EventCount(ctx, k8sClient, ws, seedv1alpha1.ReasonRolledBack) }).
+			WithTimeout(2 * time.Second).Should(BeEquivalentTo(1))
 
 		By("rolling the next image out as usual")
 		update(ctx, "web", func(ws *seedv1alpha1.WebServer) { ws.Spec.Image = nextImage })
