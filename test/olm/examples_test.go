@@ -62,13 +62,18 @@ func expectReady(ctx context.Context, o *unstructured.Unstructured) {
 
 // consume runs a pod that mounts the claim, so that it binds.
 func consume(ctx context.Context, namespace, claim string) {
+	mountClaim(ctx, namespace, claim, "true")
+}
+
+// mountClaim runs a pod that mounts the claim at /data and runs command.
+func mountClaim(ctx context.Context, namespace, claim, command string) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "consumer-" + claim, Namespace: namespace},
 		Spec: corev1.PodSpec{
 			RestartPolicy:   corev1.RestartPolicyNever,
 			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65534), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
 			Containers: []corev1.Container{{
-				Name: "consumer", Image: "docker.io/library/busybox:1.37.0", Command: []string{"true"},
+				Name: "consumer", Image: "docker.io/library/busybox:1.37.0", Command: []string{"sh", "-c", command},
 				SecurityContext: &corev1.SecurityContext{
 					AllowPrivilegeEscalation: ptr.To(false),
 					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},

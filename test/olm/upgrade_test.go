@@ -113,6 +113,7 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 		By("installing " + previousVersion + ", the head of the catalog it published, and creating its examples")
 		old := installed(ctx, sub, csvName(previousVersion))
 		objects, resources, owned := createExamples(ctx, old, ns)
+		volumes := createDataVolumes(ctx, ns)
 
 		By("publishing the catalog of " + version + " in its place")
 		start := time.Now()
@@ -120,9 +121,11 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 		source.Spec.Image = catalogImage
 		Expect(k8sClient.Patch(ctx, source, patch)).To(Succeed())
 		installed(ctx, sub, csvName(version))
+		upgraded := time.Now()
 		AddReportEntry("catalog "+previousVersion+" -> "+version+" (Automatic), catalog published to CSV Succeeded",
-			time.Since(start).Round(100*time.Millisecond).String())
+			upgraded.Sub(start).Round(100*time.Millisecond).String())
 		expectUpgradeKept(ctx, ns, previousVersion, objects, resources, owned)
+		volumes.expectKept(ctx, upgraded)
 	})
 })
 
