@@ -14,12 +14,13 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/testenv"
 	"github.com/seed-operators/seed-operator/test/cluster"
 )
 
@@ -138,21 +139,26 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		Expect(runOnClaim(ctx, namespace, "reader", "precious", "cat /data/file")).To(Equal("kept\n"))
 	})
 
-	It("grows a DemoVolume by itself as a pod fills it, up to maxSize", func(ctx SpecContext) {
+	It("grows a DemoVolume by itself once for each fill, measured on the grown volume", func(ctx SpecContext) {
+		// maxSize leaves room for more growths than the fills call for:
+		// one growth too many shows in the claim's size.
 		dv := &seedv1alpha1.DemoVolume{
 			ObjectMeta: metav1.ObjectMeta{Name: "growing", Namespace: namespace},
 			Spec: seedv1alpha1.DemoVolumeSpec{
 				Name: "Growing", Size: 1, ReclaimPolicy: seedv1alpha1.ReclaimDelete, StorageClassName: ptr.To(cluster.CSIStorageClass),
-				AutoGrow: &seedv1alpha1.DemoVolumeAutoGrow{MaxSize: 2},
+				AutoGrow: &seedv1alpha1.DemoVolumeAutoGrow{ThresholdPercent: 60, MaxSize: 4},
 			},
 		}
 		Expect(k8sClient.Create(ctx, dv)).To(Succeed())
 		expectReady(ctx, dv)
 
-		By("a pod filling 1 GiB to 88%, then, once it has grown, 2 GiB to 86%")
-		pod := clientPod(namespace, "filler", "dd if=/dev/zero of=/data/a bs=1M count=900 2>/dev/null && echo filled && "+
-			"until [ $(df -k /data | tail -n 1 | awk '{print $2}') -ge 2097152 ]; do sleep 0.2; done && echo grown && "+
-			"dd if=/dev/zero of=/data/b bs=1M count=860 2>/dev/null && echo filled again && sleep 3600")
+		By("a pod filling 1 GiB to 78%, waiting on 2 GiB (39%) while the kubelet measures it again, then filling it to 63%")
+		// The local cluster's kubelet measures volumes each 10 s: the pod
+		// waits out four measurements of the grown volume.
+		pod := clientPod(namespace, "filler", "dd if=/dev/zero of=/data/a bs=1M count=800 2>/dev/null && echo filled && "+
+			"until [ $(df -k /data | tail -n 1 | awk '{print $2}') -ge 2097152 ]; do sleep 0.2; done && echo grown && sleep 45 && "+
+			"dd if=/dev/zero of=/data/b bs=1M count=500 2>/dev/null && echo filled again && "+
+			"until [ $(df -k /data | tail -n 1 | awk '{print $2}') -ge 3145728 ]; do sleep 0.2; done && echo grown again && sleep 3600")
 		pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: dv.Name},
 		}}}
@@ -161,25 +167,83 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		logged := func(line string) func(Gomega) {
 			return func(g Gomega) { g.Expect(podLogsOrEmpty(ctx, namespace, pod.Name)).To(ContainSubstring(line + "\n")) }
 		}
+		request := func() string {
+			claim := &corev1.PersistentVolumeClaim{}
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), claim)).To(Succeed())
+			return ptr.To(claim.Spec.Resources.Requests[corev1.ResourceStorage]).String()
+		}
 		Eventually(ctx, logged("filled")).WithTimeout(90 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
 		crossed := time.Now()
 		Eventually(ctx, logged("grown")).WithTimeout(2 * time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
 		GinkgoWriter.Printf("the pod saw 2 GiB %s after it filled 1 GiB past the threshold\n", time.Since(crossed).Round(100*time.Millisecond))
+		Consistently(ctx, request).WithTimeout(35*time.Second).WithPolling(time.Second).
+			Should(Equal("2Gi"), "one growth for one fill, however often the kubelet's earlier measurement is read again")
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), dv)).To(Succeed())
 		Expect(dv.Status.LastGrowth).To(HaveValue(And(HaveField("From", "1Gi"), HaveField("To", "2Gi"))))
+		Expect(dv.Status.Usage).To(HaveValue(HaveField("Percent", BeNumerically("<", 60))), "measured on the grown volume")
+		Expect(testenv.EventCount(ctx, k8sClient, dv, "Grown")).To(BeEquivalentTo(1))
 
-		By("full again at maxSize: a condition says so, and the claim stays")
-		Eventually(ctx, logged("filled again")).WithTimeout(time.Minute).Should(Succeed())
+		By("a second fill: a second growth, and only one")
+		Eventually(ctx, logged("grown again")).WithTimeout(2 * time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
+		Consistently(ctx, request).WithTimeout(25 * time.Second).WithPolling(time.Second).Should(Equal("3Gi"))
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), dv)).To(Succeed())
+		Expect(dv.Status.LastGrowth).To(HaveValue(And(HaveField("From", "2Gi"), HaveField("To", "3Gi"))))
+		Expect(testenv.EventCount(ctx, k8sClient, dv, "Grown")).To(BeEquivalentTo(2))
+		Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonRepaired)).To(BeZero(), "the operator's own growths are no repairs")
+		atMax := meta.FindStatusCondition(dv.Status.Conditions, seedv1alpha1.DemoVolumeAtMaxSize)
+		Expect(atMax).To(HaveValue(HaveField("Status", Not(Equal(metav1.ConditionTrue)))))
+	})
+
+	It("keeps the backups of a DemoVolume with Retain when it is deleted, and restores from them once it is made again", func(ctx SpecContext) {
+		keep := func() *seedv1alpha1.DemoVolume {
+			dv := &seedv1alpha1.DemoVolume{
+				ObjectMeta: metav1.ObjectMeta{Name: "keep", Namespace: namespace},
+				Spec: seedv1alpha1.DemoVolumeSpec{
+					Name: "Keep", Size: 1, ReclaimPolicy: seedv1alpha1.ReclaimRetain, StorageClassName: ptr.To(cluster.CSIStorageClass),
+					Backup: &seedv1alpha1.DemoVolumeBackup{Keep: 2, RestoreOnLoss: true},
+				},
+			}
+			Expect(k8sClient.Create(ctx, dv)).To(Succeed())
+			expectReady(ctx, dv)
+			return dv
+		}
+		first := keep()
+		Expect(runOnClaim(ctx, namespace, "writer", "keep", "echo kept > /data/file && cat /data/file")).To(Equal("kept\n"))
+		backup := requestBackup(ctx, first, "before-the-delete")
+
+		By("deleting the DemoVolume: the claim and the backup stay, with the backup's content")
+		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+		Eventually(ctx, func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(first), first) }).
+			Should(MatchError(ContainSubstring("not found")))
+		retained := &snapshotv1.VolumeSnapshotList{}
+		Consistently(ctx, func(g Gomega) {
+			g.Expect(k8sClient.List(ctx, retained, client.InNamespace(namespace), client.MatchingLabels{"seed.example.com/retained": "true"})).To(Succeed())
+			g.Expect(retained.Items).To(ConsistOf(And(
+				HaveField("Name", backup), HaveField("OwnerReferences", BeEmpty()), HaveField("DeletionTimestamp", BeNil()),
+				HaveField("Status.ReadyToUse", HaveValue(BeTrue())),
+			)))
+		}).WithTimeout(10 * time.Second).Should(Succeed(), "the garbage collector leaves the backup")
+
+		By("a DemoVolume of the same name: the backup is its again")
+		second := keep()
 		Eventually(ctx, func(g Gomega) {
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), dv)).To(Succeed())
-			atMax := meta.FindStatusCondition(dv.Status.Conditions, seedv1alpha1.DemoVolumeAtMaxSize)
-			g.Expect(atMax).NotTo(BeNil())
-			g.Expect(atMax.Status).To(Equal(metav1.ConditionTrue), atMax.Message)
-		}).WithTimeout(2 * time.Minute).Should(Succeed())
-		Expect(dv.Status.Usage).To(HaveValue(HaveField("Percent", BeNumerically(">=", 80))))
-		claim := &corev1.PersistentVolumeClaim{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), claim)).To(Succeed())
-		Expect(claim.Spec.Resources.Requests).To(HaveKeyWithValue(corev1.ResourceStorage, resource.MustParse("2Gi")))
+			g.Expect(backupsOf(ctx, g, second)).To(ConsistOf(backup))
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(second), second)).To(Succeed())
+			g.Expect(second.Status.Backups).To(ConsistOf(HaveField("Name", backup)))
+		}).Should(Succeed())
+
+		By("the claim deleted: made again from the backup, with the data")
+		lost := &corev1.PersistentVolumeClaim{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(second), lost)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, lost)).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(second), pvc)).To(Succeed())
+			g.Expect(pvc.UID).NotTo(Equal(lost.UID))
+			g.Expect(pvc.Spec.DataSourceRef).To(HaveValue(HaveField("Name", backup)))
+		}).WithTimeout(time.Minute).Should(Succeed())
+		expectReady(ctx, second)
+		Expect(runOnClaim(ctx, namespace, "reader", "keep", "cat /data/file")).To(Equal("kept\n"))
 	})
 })
 
