@@ -125,7 +125,15 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 	err := r.Get(ctx, client.ObjectKeyFromObject(dv), live)
 	switch {
 	case err == nil:
-		if metav1.IsControlledBy(live, dv) && live.Status.Phase == corev1.ClaimLost && dv.Spec.Backup != nil && dv.Spec.Backup.RestoreOnLoss {
+		switch {
+		case metav1.IsControlledBy(live, dv) && !live.DeletionTimestamp.IsZero():
+			// The claim made in its place must wait until it is gone (its
+			// deletion brings the next reconcile): an apply now would
+			// make the new claim, if it went meanwhile, from this copy,
+			// and so without the backup restoreOnLoss restores.
+			live.DeepCopyInto(pvc)
+			return nil
+		case metav1.IsControlledBy(live, dv) && live.Status.Phase == corev1.ClaimLost && dv.Spec.Backup != nil && dv.Spec.Backup.RestoreOnLoss:
 			live.DeepCopyInto(pvc)
 			return r.Applier.Remove(ctx, dv, client.ObjectKeyFromObject(live), &corev1.PersistentVolumeClaim{})
 		}
