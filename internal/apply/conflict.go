@@ -89,15 +89,25 @@ func (a *Applier) checkControlled(ctx context.Context, owner kube.Object, kind s
 		}
 	}
 	ctrl.LoggerFrom(ctx).Info("Leaving alone an object that is not the resource's", "kind", conflict.Kind, "name", conflict.Name)
-	if !reported(owner, conflict) {
-		a.Recorder.Eventf(owner, nil, corev1.EventTypeWarning, seedv1alpha1.ReasonNameConflict, "Apply", "%s", conflict.Error())
-	}
 	resource, err := a.resourceOf(obj)
 	if err != nil {
+		a.warnConflict(owner, conflict, false)
 		return fmt.Errorf("%w (and watching it failed: %w)", conflict, err)
 	}
-	a.conflicts.watch(key, resource, conflict.OwnerKind, client.ObjectKeyFromObject(owner))
+	a.warnConflict(owner, conflict, a.conflicts.watch(key, resource, conflict.OwnerKind, client.ObjectKeyFromObject(owner)))
 	return conflict
+}
+
+// warnConflict records the conflict as a warning event on owner when it
+// begins: not when this process watches it already (seen), nor when the
+// owner's Ready condition reports it (seen by an earlier leader). Either
+// alone would say it again: the cached owner a reconcile reads may not yet
+// have the status the reconcile before it wrote.
+func (a *Applier) warnConflict(owner kube.Object, conflict *NameConflictError, seen bool) {
+	if seen || reported(owner, conflict) {
+		return
+	}
+	a.Recorder.Eventf(owner, nil, corev1.EventTypeWarning, seedv1alpha1.ReasonNameConflict, "Apply", "%s", conflict.Error())
 }
 
 // reported tells whether owner's Ready condition already reports the

@@ -101,13 +101,17 @@ func (c *conflicts) source(ownerKind string, owner client.Object) (source.Source
 }
 
 // watch starts watching the object of key, of resource, for the owner,
-// unless it is watched already.
-func (c *conflicts) watch(key conflictKey, resource schema.GroupVersionResource, ownerKind string, owner types.NamespacedName) {
+// unless it is watched already, and tells whether it was: a conflict
+// already watched is one this process has seen begin.
+func (c *conflicts) watch(key conflictKey, resource schema.GroupVersionResource, ownerKind string, owner types.NamespacedName) (watched bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if _, watched := c.watches[key]; watched {
+		return true
+	}
 	queue, ok := c.queues[ownerKind]
-	if _, watched := c.watches[key]; watched || !ok {
-		return
+	if !ok {
+		return false
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.watches[key] = cancel
@@ -118,6 +122,7 @@ func (c *conflicts) watch(key conflictKey, resource schema.GroupVersionResource,
 		case <-ctx.Done():
 		}
 	})
+	return false
 }
 
 // resolved ends the watch of the object of key, if any: the owner has its

@@ -131,20 +131,18 @@ func (n NameConflict) expectUnchanged(ctx context.Context, c client.Client, thei
 	}).WithTimeout(3 * time.Second).Should(Succeed())
 }
 
-// expectOneWarning checks that the conflict is one warning event, repeated
-// as a series if at all, not one per reconcile.
+// expectOneWarning checks that the conflict is said once: one warning
+// event, recorded once (its occurrences, which the recorder folds into a
+// series), not once per reconcile.
 func (n NameConflict) expectOneWarning(ctx context.Context, c client.Client, owner client.Object) {
-	conflicts := func(g Gomega) []eventsv1.Event {
+	Eventually(ctx, func(g Gomega) {
 		events := &eventsv1.EventList{}
 		g.Expect(c.List(ctx, events, client.InNamespace(owner.GetNamespace()))).To(Succeed())
-		var found []eventsv1.Event
-		for _, e := range events.Items {
-			if e.Regarding.UID == owner.GetUID() && e.Reason == seedv1alpha1.ReasonNameConflict {
-				found = append(found, e)
-			}
-		}
-		return found
-	}
-	Eventually(ctx, conflicts).Should(ConsistOf(HaveField("Type", corev1.EventTypeWarning)))
-	Consistently(ctx, conflicts).WithTimeout(2 * time.Second).Should(HaveLen(1))
+		g.Expect(events.Items).To(ContainElement(And(
+			HaveField("Regarding.UID", owner.GetUID()), HaveField("Reason", seedv1alpha1.ReasonNameConflict),
+			HaveField("Type", corev1.EventTypeWarning),
+		)))
+	}).Should(Succeed())
+	Consistently(ctx, func(g Gomega) int32 { return EventCount(ctx, g, c, owner, seedv1alpha1.ReasonNameConflict) }).
+		WithTimeout(2 * time.Second).Should(BeEquivalentTo(1))
 }
