@@ -917,7 +917,7 @@ var _ = Describe("DemoVolume controller", func() {
 				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
 				return pvc.DeletionTimestamp
 			}).ShouldNot(BeNil())
-			Consistently(ctx, func() int32 { return testenv.EventCount(ctx, k8sClient, dv, apply.ReasonRemoved) }).
+			Consistently(ctx, func(g Gomega) int32 { return testenv.EventCount(ctx, g, k8sClient, dv, apply.ReasonRemoved) }).
 				WithTimeout(3*time.Second).Should(BeEquivalentTo(1), "a claim being deleted is not deleted again")
 
 			By("the claim gone: made again from the backup, as the operator's claim, not a repair")
@@ -930,8 +930,8 @@ var _ = Describe("DemoVolume controller", func() {
 				g.Expect(backupSource(pvc)).To(Equal(backup))
 			}).Should(Succeed())
 			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backup)
-			Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonRecreated)).To(BeZero())
-			Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonCreated)).To(BeEquivalentTo(2), "the first claim, and the one in place of the lost")
+			Expect(testenv.EventCount(ctx, Default, k8sClient, dv, apply.ReasonRecreated)).To(BeZero())
+			Expect(testenv.EventCount(ctx, Default, k8sClient, dv, apply.ReasonCreated)).To(BeEquivalentTo(2), "the first claim, and the one in place of the lost")
 		})
 
 		It("keeps the backups with the claim under Retain, and a DemoVolume of the same name takes them back and restores from them", func(ctx SpecContext) {
@@ -1068,8 +1068,8 @@ var _ = Describe("DemoVolume controller", func() {
 		Consistently(ctx, func() string { return request(claimOf(ctx, "data")) }).WithTimeout(3*time.Second).
 			Should(Equal("2Gi"), "one growth for one measurement")
 		dv := demoVolume(ctx, Default, "data")
-		Expect(testenv.EventCount(ctx, k8sClient, dv, reasonGrown)).To(BeEquivalentTo(1))
-		Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonRepaired)).To(BeZero(), "the operator's own growth is no repair")
+		Expect(testenv.EventCount(ctx, Default, k8sClient, dv, reasonGrown)).To(BeEquivalentTo(1))
+		Expect(testenv.EventCount(ctx, Default, k8sClient, dv, apply.ReasonRepaired)).To(BeZero(), "the operator's own growth is no repair")
 
 		By("the grown file system measured under the threshold: not grown")
 		usages.set(namespace, 900<<20, 2<<30)
@@ -1084,8 +1084,8 @@ var _ = Describe("DemoVolume controller", func() {
 		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionTrue, reasonAtMaxSize)
 		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
 		Consistently(ctx, func() string { return request(claimOf(ctx, "data")) }).WithTimeout(2 * time.Second).Should(Equal("3Gi"))
-		Expect(testenv.EventCount(ctx, k8sClient, dv, reasonGrown)).To(BeEquivalentTo(2))
-		Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonUpdated)).To(BeEquivalentTo(2), "each growth applied, as the operator's")
-		Expect(testenv.EventCount(ctx, k8sClient, dv, apply.ReasonRepaired)).To(BeZero())
+		Expect(testenv.EventCount(ctx, Default, k8sClient, dv, reasonGrown)).To(BeEquivalentTo(2))
+		Expect(testenv.EventCount(ctx, Default, k8sClient, dv, apply.ReasonUpdated)).To(BeEquivalentTo(2), "each growth applied, as the operator's")
+		Expect(testenv.EventCount(ctx, Default, k8sClient, dv, apply.ReasonRepaired)).To(BeZero())
 	})
 })

@@ -443,8 +443,8 @@ var _ = Describe("WebServer controller", func() {
 			g.Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", seedv1alpha1.DefaultWebServerImage)))
 			g.Expect(webServer(ctx, g, "web").Status.Rollback).NotTo(BeNil())
 		}, "2s").Should(Succeed())
-		Expect(testenv.EventCount(ctx, k8sClient, ws, seedv1alpha1.ReasonRolledBack)).To(BeEquivalentTo(1))
-		Expect(testenv.EventCount(ctx, k8sClient, ws, apply.ReasonRepaired)).To(BeZero(), "a rollback is no drift put back")
+		Expect(testenv.EventCount(ctx, Default, k8sClient, ws, seedv1alpha1.ReasonRolledBack)).To(BeEquivalentTo(1))
+		Expect(testenv.EventCount(ctx, Default, k8sClient, ws, apply.ReasonRepaired)).To(BeZero(), "a rollback is no drift put back")
 
 		By("a rollback decided again from a copy of the WebServer from before it: not recorded, not said")
 		stale := ws.DeepCopy()
@@ -452,7 +452,7 @@ var _ = Describe("WebServer controller", func() {
 		recorded, err := reconciler.rollBack(ctx, stale, stale.DeepCopy(), ws.Status.Rollback)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(recorded).To(BeFalse())
-		Consistently(ctx, func() int32 { return testenv.EventCount(ctx, k8sClient, ws, seedv1alpha1.ReasonRolledBack) }).
+		Consistently(ctx, func(g Gomega) int32 { return testenv.EventCount(ctx, g, k8sClient, ws, seedv1alpha1.ReasonRolledBack) }).
 			WithTimeout(2 * time.Second).Should(BeEquivalentTo(1))
 
 		By("rolling the next image out as usual")

@@ -117,9 +117,9 @@ func EventReasons(ctx context.Context, c client.Client, obj client.Object) []str
 // far, as the API server holds them: the recorder folds repeats into one
 // Event's series, and counts those past the second only in its memory
 // until it next refreshes the series, so 2 means "more than once".
-func EventCount(ctx context.Context, c client.Client, obj client.Object, reason string) int32 {
+func EventCount(ctx context.Context, g Gomega, c client.Client, obj client.Object, reason string) int32 {
 	events := &eventsv1.EventList{}
-	Expect(c.List(ctx, events, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+	g.Expect(c.List(ctx, events, client.InNamespace(obj.GetNamespace()))).To(Succeed())
 	var n int32
 	for _, e := range events.Items {
 		if e.Regarding.UID == obj.GetUID() && e.Reason == reason {

@@ -17,7 +17,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
@@ -118,11 +117,7 @@ var _ = Describe("On the real node", func() {
 			}))
 		}).Should(Succeed())
 		Consistently(ctx, func(g Gomega) {
-			events := &eventsv1.EventList{}
-			g.Expect(k8sClient.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
-			var rollbacks []eventsv1.Event
-			g.Expect(events.Items).To(ContainElement(HaveField("Reason", seedv1alpha1.ReasonRolledBack), &rollbacks))
-			g.Expect(rollbacks).To(HaveLen(1), "rolled back once")
+			g.Expect(testenv.EventCount(ctx, g, k8sClient, ws, seedv1alpha1.ReasonRolledBack)).To(BeEquivalentTo(1), "rolled back once")
 		}, "5s").Should(Succeed())
 
 		By("a new image, rolled out as usual")

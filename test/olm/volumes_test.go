@@ -93,7 +93,7 @@ func createDataVolumes(ctx context.Context, namespace string) *dataVolumes {
 	v.request = claim.Spec.Resources.Requests.Storage().String()
 	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(v.filled), v.filled)).To(Succeed())
 	v.lastGrowth = v.filled.Status.LastGrowth
-	v.grown = testenv.EventCount(ctx, k8sClient, v.filled, "Grown")
+	v.grown = testenv.EventCount(ctx, Default, k8sClient, v.filled, "Grown")
 	AddReportEntry(previousVersion+": the filled volume grew to", v.request)
 	return v
 }
@@ -124,7 +124,7 @@ func (v *dataVolumes) expectKept(ctx context.Context, upgraded time.Time) {
 		g.Expect(v.filled.Status.LastGrowth).To(HaveValue(And(
 			HaveField("To", v.lastGrowth.To), HaveField("Time", BeTemporally("==", v.lastGrowth.Time.Time)))))
 	}).WithTimeout(30 * time.Second).WithPolling(2 * time.Second).Should(Succeed())
-	Expect(testenv.EventCount(ctx, k8sClient, v.filled, "Grown")).To(Equal(v.grown))
+	Expect(testenv.EventCount(ctx, Default, k8sClient, v.filled, "Grown")).To(Equal(v.grown))
 }
 
 // backupUIDs are the UIDs of dv's backups, by name.
