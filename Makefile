@@ -43,10 +43,10 @@ GO = go
 # The Helm chart reads the rules of these roles, the alerting rules and the
 # dashboard from copies in its files/.
 CHART = dist/chart
-CHART_ROLES = role.yaml leader_election_role.yaml metrics_auth_role.yaml metrics_reader_role.yaml \
+CHART_ROLES = role.yaml cluster_role.yaml leader_election_role.yaml metrics_auth_role.yaml metrics_reader_role.yaml \
 	admin_role.yaml editor_role.yaml viewer_role.yaml
 
-GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/role.yaml go.mod go.sum \
+GENERATED = api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/role.yaml config/rbac/cluster_role.yaml go.mod go.sum \
 	$(CHART)/crds $(CHART)/files \
 	config/manifests config/manager config/scorecard bundle bundle.Dockerfile catalog \
 	hack/catalog/go.mod hack/catalog/go.sum hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum \
@@ -80,8 +80,13 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRDs and the ClusterRole from the kubebuilder markers, and copy them, config/rbac's roles, the alerting rules and the dashboard into the Helm chart.
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/...;./controllers/..." output:crd:artifacts:config=config/crd/bases
+manifests: controller-gen ## Generate the CRDs and the ClusterRoles from the kubebuilder markers, and copy them, config/rbac's roles, the alerting rules and the dashboard into the Helm chart.
+	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
+	rm -rf $(LOCALBIN)/rbac && $(CONTROLLER_GEN) rbac:roleName=manager-role paths="./controllers/..." output:rbac:dir=$(LOCALBIN)/rbac
+	@# controller-gen writes every role into one file: the manager's own, and
+	@# the one of objects of no namespace (roleName=manager-cluster-role),
+	@# which the bundle and the chart grant cluster-wide in every mode.
+	awk -v dir=config/rbac 'BEGIN { RS = "---\n" } NF { file = dir "/" ($$0 ~ /name: manager-cluster-role\n/ ? "cluster_role.yaml" : "role.yaml"); printf "---\n%s", $$0 > file }' $(LOCALBIN)/rbac/role.yaml
 	rm -rf $(CHART)/crds $(CHART)/files && mkdir -p $(CHART)/crds $(CHART)/files/rbac $(CHART)/files/prometheus $(CHART)/files/grafana
 	cp config/crd/bases/*.yaml $(CHART)/crds/
 	cp $(addprefix config/rbac/,$(CHART_ROLES)) $(CHART)/files/rbac/

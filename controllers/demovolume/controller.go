@@ -59,11 +59,13 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=core,resources=persistentvolumeclaims,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshots,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshotclasses,verbs=get;list
-// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get
-// +kubebuilder:rbac:groups=core,resources=persistentvolumes,verbs=get
-// +kubebuilder:rbac:groups=core,resources=nodes,verbs=list
-// +kubebuilder:rbac:groups=core,resources=nodes/stats,verbs=get
+// Objects of no namespace, in a ClusterRole of their own: OLM grants the
+// manager's role in the watched namespaces only, unless it watches all.
+// +kubebuilder:rbac:groups=snapshot.storage.k8s.io,resources=volumesnapshotclasses,verbs=get;list,roleName=manager-cluster-role
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get,roleName=manager-cluster-role
+// +kubebuilder:rbac:groups=core,resources=persistentvolumes,verbs=get,roleName=manager-cluster-role
+// +kubebuilder:rbac:groups=core,resources=nodes,verbs=list,roleName=manager-cluster-role
+// +kubebuilder:rbac:groups=core,resources=nodes/stats,verbs=get,roleName=manager-cluster-role
 
 // Reconcile applies the desired claim, made from a backup when it is made
 // again after a loss or the spec restores one, takes the backups that are

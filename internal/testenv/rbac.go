@@ -30,15 +30,18 @@ const (
 	OperatorServiceAccount = "seed-operator-controller-manager"
 )
 
-// operatorConfig installs the operator's own RBAC, the ClusterRole that
+// operatorConfig installs the operator's own RBAC, the ClusterRoles that
 // controller-gen writes from the controllers' markers and the leader
-// election Role, binds it to the operator's identity and returns a config
-// that acts as it. A manager run with this config may do what the deployed
-// operator may, and nothing more: a verb the code uses and the markers do
-// not grant fails the suite, as it would fail in a cluster.
+// election Role, binds them to the operator's identity and returns a
+// config that acts as it. A manager run with this config may do what the
+// deployed operator may, and nothing more: a verb the code uses and the
+// markers do not grant fails the suite, as it would fail in a cluster.
 func operatorConfig(ctx context.Context, env *envtest.Environment, admin client.Client) (*rest.Config, error) {
-	managerRole := &rbacv1.ClusterRole{}
+	managerRole, clusterRole := &rbacv1.ClusterRole{}, &rbacv1.ClusterRole{}
 	if err := readRBAC("role.yaml", managerRole); err != nil {
+		return nil, err
+	}
+	if err := readRBAC("cluster_role.yaml", clusterRole); err != nil {
 		return nil, err
 	}
 	leaderElectionRole := &rbacv1.Role{}
@@ -51,6 +54,8 @@ func operatorConfig(ctx context.Context, env *envtest.Environment, admin client.
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: OperatorNamespace}},
 		managerRole,
 		clusterRoleBinding(managerRole.Name, subject),
+		clusterRole,
+		clusterRoleBinding(clusterRole.Name, subject),
 		leaderElectionRole,
 		roleBinding(OperatorNamespace, "Role", leaderElectionRole.Name, subject),
 	} {

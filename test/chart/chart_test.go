@@ -248,12 +248,26 @@ func (r rendered) env(name string) string {
 	return ""
 }
 
-func managerRules(g Gomega) []rbacv1.PolicyRule {
+// rules are the rules of config/rbac's role in file: role.yaml, the
+// manager's, or cluster_role.yaml, its objects of no namespace.
+func rules(g Gomega, file string) []rbacv1.PolicyRule {
 	role := &rbacv1.ClusterRole{}
-	data, err := os.ReadFile(filepath.Join(root, "config", "rbac", "role.yaml"))
+	data, err := os.ReadFile(filepath.Join(root, "config", "rbac", file))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(yaml.Unmarshal(data, role)).To(Succeed())
 	return role.Rules
+}
+
+// expectClusterRole checks the ClusterRole of the objects of no namespace,
+// and its binding to the manager: cluster-wide, whatever it watches.
+func expectClusterRole(r rendered) {
+	role := &rbacv1.ClusterRole{}
+	r.into("ClusterRole", "seed-operator-manager-cluster-role", role)
+	r.g.Expect(role.Rules).To(Equal(rules(r.g, "cluster_role.yaml")))
+	binding := &rbacv1.ClusterRoleBinding{}
+	r.into("ClusterRoleBinding", "seed-operator-manager-cluster-rolebinding", binding)
+	r.g.Expect(binding.RoleRef.Name).To(Equal(role.Name))
+	r.g.Expect(binding.Subjects).To(ConsistOf(HaveField("Name", "seed-operator-controller-manager")))
 }
 
 // Each value renders what its documentation says. The object counts are
@@ -288,7 +302,8 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 			r.g.Expect(c.SecurityContext.Capabilities.Drop).To(ConsistOf(corev1.Capability("ALL")))
 			role := &rbacv1.ClusterRole{}
 			r.into("ClusterRole", "seed-operator-manager-role", role)
-			r.g.Expect(role.Rules).To(Equal(managerRules(r.g)))
+			r.g.Expect(role.Rules).To(Equal(rules(r.g, "role.yaml")))
+			expectClusterRole(r)
 			r.g.Expect(r.find("Service", "seed-operator-controller-manager-metrics-service")).NotTo(BeNil())
 			r.g.Expect(r.find("Pod", "seed-operator-test-ready")).NotTo(BeNil(), "helm test's pod")
 			for _, kind := range []string{"ServiceMonitor", "PrometheusRule", "ConfigMap"} {
@@ -323,6 +338,7 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 			r.g.Expect(r.env("WATCH_NAMESPACE")).To(Equal("team-a,team-b"))
 			r.g.Expect(r.find("ClusterRole", "seed-operator-manager-role")).To(BeNil(), "no access outside the watched namespaces")
 			r.g.Expect(r.find("ClusterRoleBinding", "seed-operator-manager-rolebinding")).To(BeNil())
+			expectClusterRole(r)
 			for _, ns := range []string{"team-a", "team-b"} {
 				var role *rbacv1.Role
 				var binding *rbacv1.RoleBinding
@@ -340,7 +356,7 @@ func TestRendersWhatValuesAsk(t *testing.T) {
 					}
 				}
 				r.g.Expect(role).NotTo(BeNil(), "a Role in %s", ns)
-				r.g.Expect(role.Rules).To(Equal(managerRules(r.g)))
+				r.g.Expect(role.Rules).To(Equal(rules(r.g, "role.yaml")))
 				r.g.Expect(binding).NotTo(BeNil(), "a RoleBinding in %s", ns)
 				r.g.Expect(binding.RoleRef.Name).To(Equal(role.Name))
 				r.g.Expect(binding.Subjects).To(ConsistOf(rbacv1.Subject{Kind: "ServiceAccount", Name: manager, Namespace: namespace}))

@@ -132,7 +132,8 @@ func expectIgnored(ctx context.Context, namespace string) {
 // expectConfined checks what the manager's ServiceAccount may do, as the
 // API server's authorizer answers: write the objects it manages in the
 // namespaces it watches, where OLM grants the CSV's permissions as Roles,
-// and nothing of them outside, unless it watches every namespace.
+// and nothing of them outside, unless it watches every namespace; read the
+// objects of no namespace it needs, whatever it watches.
 func expectConfined(ctx context.Context, own string, watched []string, outside string) {
 	user := "system:serviceaccount:" + own + ":" + managerDeployment
 	expect := func(namespace string, allowed bool) {
@@ -158,4 +159,22 @@ func expectConfined(ctx context.Context, own string, watched []string, outside s
 		expect(namespace, true)
 	}
 	expect(outside, len(watched) == 0)
+
+	// The objects of no namespace that backups and autoGrow read, in every
+	// mode: OLM grants the CSV's cluster permissions cluster-wide.
+	Eventually(ctx, func(g Gomega) {
+		for _, attributes := range []authorizationv1.ResourceAttributes{
+			{Verb: "list", Resource: "nodes"},
+			{Verb: "get", Resource: "nodes", Subresource: "stats"},
+			{Verb: "get", Resource: "persistentvolumes"},
+			{Verb: "get", Group: "storage.k8s.io", Resource: "storageclasses"},
+			{Verb: "list", Group: "snapshot.storage.k8s.io", Resource: "volumesnapshotclasses"},
+		} {
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: user, ResourceAttributes: &attributes,
+			}}
+			g.Expect(k8sClient.Create(ctx, review)).To(Succeed())
+			g.Expect(review.Status.Allowed).To(BeTrue(), "%s %s/%s %s", user, attributes.Resource, attributes.Subresource, attributes.Verb)
+		}
+	}).Should(Succeed())
 }

@@ -105,7 +105,12 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 		source := serveCatalog(ctx, previousCatalogName, previousCatalogImage)
 		DeferCleanup(deleteAndWait, source)
 		ns := createNamespace(ctx, "seed-upgrade")
-		operatorGroup(ctx, ns, "seed", ns)
+		// AllNamespaces: 0.3.0's bundle has the reads of objects of no
+		// namespace (volumes, storage and snapshot classes, the kubelets'
+		// stats), which backups and autoGrow need, in the manager's Role,
+		// so OLM grants them in this mode only. Since 0.3.1 they are
+		// cluster permissions, granted in every mode.
+		operatorGroup(ctx, ns, "seed")
 		spec := subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic)
 		spec.CatalogSource = previousCatalogName
 		sub := subscribe(ctx, ns, spec)
