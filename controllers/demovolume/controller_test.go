@@ -720,6 +720,38 @@ var _ = Describe("DemoVolume controller", func() {
 			}).Should(Succeed())
 		}
 
+		// recoverable makes "data", bound, with restoreOnLoss and a ready
+		// backup, whose name it returns.
+		recoverable := func(ctx SpecContext) (*seedv1alpha1.DemoVolume, string) {
+			dv := create(ctx, "data", backedUp(csiClass(ctx, true), func(b *seedv1alpha1.DemoVolumeBackup) { b.RestoreOnLoss = true }))
+			bind(ctx, "data", "1Gi")
+			requestBackup(ctx, "data", "1")
+			backup := requestedBackupName(dv, "1")
+			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
+			ready(ctx, backup, "1Gi")
+			// Seen ready by the operator, from its cache, as a restore is.
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionTrue, reasonBackupReady)
+			return dv, backup
+		}
+		// expectRestored waits for the claim of "data" made in place of old
+		// from backup, with restoreOnLoss.
+		expectRestored := func(ctx SpecContext, old *corev1.PersistentVolumeClaim, backup string) {
+			Eventually(ctx, func(g Gomega) {
+				pvc := &corev1.PersistentVolumeClaim{}
+				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
+				g.Expect(pvc.UID).NotTo(Equal(old.UID))
+				g.Expect(backupSource(pvc)).To(Equal(backup))
+			}).Should(Succeed())
+			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backup)
+		}
+		// deleteAndExpectRestored deletes the claim of "data", as someone
+		// would, and waits for the one restoreOnLoss makes from backup.
+		deleteAndExpectRestored := func(ctx SpecContext, backup string) {
+			old := claimOf(ctx, "data")
+			deleteClaim(ctx, old)
+			expectRestored(ctx, old, backup)
+		}
+
 		It("takes a backup on request, of the claim, in the driver's default class, and says when it is ready", func(ctx SpecContext) {
 			class := csiClass(ctx, true)
 			dv := create(ctx, "data", backedUp(class))
@@ -878,35 +910,15 @@ var _ = Describe("DemoVolume controller", func() {
 		})
 
 		It("makes a deleted claim again from the newest ready backup with restoreOnLoss", func(ctx SpecContext) {
-			class := csiClass(ctx, true)
-			dv := create(ctx, "data", backedUp(class, func(b *seedv1alpha1.DemoVolumeBackup) { b.RestoreOnLoss = true }))
-			bind(ctx, "data", "1Gi")
-			requestBackup(ctx, "data", "1")
-			backup := requestedBackupName(dv, "1")
-			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
-			ready(ctx, backup, "1Gi")
+			_, backup := recoverable(ctx)
 			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeRestored, metav1.ConditionFalse, reasonMadeEmpty)
 
-			old := claimOf(ctx, "data")
-			deleteClaim(ctx, old)
-			Eventually(ctx, func(g Gomega) {
-				pvc := &corev1.PersistentVolumeClaim{}
-				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
-				g.Expect(pvc.UID).NotTo(Equal(old.UID))
-				g.Expect(backupSource(pvc)).To(Equal(backup))
-			}).Should(Succeed())
-			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backup)
+			deleteAndExpectRestored(ctx, backup)
 			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeRestored, metav1.ConditionTrue, reasonFromBackup)
 		})
 
 		It("makes a lost claim again from the newest ready backup, as the operator's own claim, deleting the lost one once", func(ctx SpecContext) {
-			class := csiClass(ctx, true)
-			dv := create(ctx, "data", backedUp(class, func(b *seedv1alpha1.DemoVolumeBackup) { b.RestoreOnLoss = true }))
-			bind(ctx, "data", "1Gi")
-			requestBackup(ctx, "data", "1")
-			backup := requestedBackupName(dv, "1")
-			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
-			ready(ctx, backup, "1Gi")
+			dv, backup := recoverable(ctx)
 			expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
 
 			By("the claim's volume lost: deleted once, and held by its pvc-protection finalizer")
@@ -923,13 +935,7 @@ var _ = Describe("DemoVolume controller", func() {
 			By("the claim gone: made again from the backup, as the operator's claim, not a repair")
 			testenv.Update(ctx, k8sClient, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace}},
 				func(pvc *corev1.PersistentVolumeClaim) { pvc.Finalizers = nil })
-			Eventually(ctx, func(g Gomega) {
-				pvc := &corev1.PersistentVolumeClaim{}
-				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
-				g.Expect(pvc.UID).NotTo(Equal(lost.UID))
-				g.Expect(backupSource(pvc)).To(Equal(backup))
-			}).Should(Succeed())
-			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backup)
+			expectRestored(ctx, lost, backup)
 			Expect(testenv.EventCount(ctx, Default, k8sClient, dv, apply.ReasonRecreated)).To(BeZero())
 			Expect(testenv.EventCount(ctx, Default, k8sClient, dv, apply.ReasonCreated)).To(BeEquivalentTo(2), "the first claim, and the one in place of the lost")
 		})
@@ -990,15 +996,7 @@ var _ = Describe("DemoVolume controller", func() {
 
 			By("the claim lost: made again from the backup taken back")
 			expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
-			old := claimOf(ctx, "data")
-			deleteClaim(ctx, old)
-			Eventually(ctx, func(g Gomega) {
-				pvc := &corev1.PersistentVolumeClaim{}
-				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
-				g.Expect(pvc.UID).NotTo(Equal(old.UID))
-				g.Expect(backupSource(pvc)).To(Equal(backup))
-			}).Should(Succeed())
-			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backup)
+			deleteAndExpectRestored(ctx, backup)
 		})
 
 		It("leaves the backups to the garbage collector with reclaimPolicy Delete", func(ctx SpecContext) {

@@ -125,16 +125,7 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		Expect(runOnClaim(ctx, namespace, "writer", "precious", "echo kept > /data/file && cat /data/file")).To(Equal("kept\n"))
 		backup := requestBackup(ctx, dv, "before-the-loss")
 
-		lost := &corev1.PersistentVolumeClaim{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), lost)).To(Succeed())
-		Expect(k8sClient.Delete(ctx, lost)).To(Succeed())
-		Eventually(ctx, func(g Gomega) {
-			pvc := &corev1.PersistentVolumeClaim{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), pvc)).To(Succeed())
-			g.Expect(pvc.UID).NotTo(Equal(lost.UID))
-			g.Expect(pvc.Spec.DataSourceRef).NotTo(BeNil())
-			g.Expect(pvc.Spec.DataSourceRef.Name).To(Equal(backup))
-		}).WithTimeout(time.Minute).Should(Succeed())
+		deleteAndExpectRestored(ctx, dv, backup)
 		expectReady(ctx, dv)
 		Expect(runOnClaim(ctx, namespace, "reader", "precious", "cat /data/file")).To(Equal("kept\n"))
 	})
@@ -233,15 +224,7 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		}).Should(Succeed())
 
 		By("the claim deleted: made again from the backup, with the data")
-		lost := &corev1.PersistentVolumeClaim{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(second), lost)).To(Succeed())
-		Expect(k8sClient.Delete(ctx, lost)).To(Succeed())
-		Eventually(ctx, func(g Gomega) {
-			pvc := &corev1.PersistentVolumeClaim{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(second), pvc)).To(Succeed())
-			g.Expect(pvc.UID).NotTo(Equal(lost.UID))
-			g.Expect(pvc.Spec.DataSourceRef).To(HaveValue(HaveField("Name", backup)))
-		}).WithTimeout(time.Minute).Should(Succeed())
+		deleteAndExpectRestored(ctx, second, backup)
 		expectReady(ctx, second)
 		Expect(runOnClaim(ctx, namespace, "reader", "keep", "cat /data/file")).To(Equal("kept\n"))
 	})
@@ -280,6 +263,20 @@ func requestBackup(ctx context.Context, dv *seedv1alpha1.DemoVolume, request str
 		name = dv.Status.Backups[0].Name
 	}).WithTimeout(time.Minute).Should(Succeed())
 	return name
+}
+
+// deleteAndExpectRestored deletes dv's claim, as a loss would, and waits
+// for the claim made in its place from backup (restoreOnLoss).
+func deleteAndExpectRestored(ctx context.Context, dv *seedv1alpha1.DemoVolume, backup string) {
+	lost := &corev1.PersistentVolumeClaim{}
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), lost)).To(Succeed())
+	Expect(k8sClient.Delete(ctx, lost)).To(Succeed())
+	Eventually(ctx, func(g Gomega) {
+		pvc := &corev1.PersistentVolumeClaim{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), pvc)).To(Succeed())
+		g.Expect(pvc.UID).NotTo(Equal(lost.UID))
+		g.Expect(pvc.Spec.DataSourceRef).To(HaveValue(HaveField("Name", backup)))
+	}).WithTimeout(time.Minute).Should(Succeed())
 }
 
 // backupsOf are the names of dv's backups, as the API server has them.
