@@ -117,8 +117,8 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 
 		By("installing " + previousVersion + ", the head of the catalog it published, and creating its examples")
 		old := installed(ctx, sub, csvName(previousVersion))
-		objects, resources, owned := createExamples(ctx, old, ns)
 		volumes := createDataVolumes(ctx, ns)
+		objects, resources, owned := createExamples(ctx, old, ns)
 
 		By("publishing the catalog of " + version + " in its place")
 		start := time.Now()
