@@ -155,7 +155,9 @@ func (r *Reconciler) keepBackups(ctx context.Context, dv *seedv1alpha1.DemoVolum
 // adoptBackups takes back the backups that a deleted DemoVolume of dv's
 // name kept, from a list of dv's backups as the cache has them, and
 // returns those that are dv's.
-func (r *Reconciler) adoptBackups(ctx context.Context, dv *seedv1alpha1.DemoVolume, list []snapshotv1.VolumeSnapshot) ([]snapshotv1.VolumeSnapshot, error) {
+func (r *Reconciler) adoptBackups(
+	ctx context.Context, dv *seedv1alpha1.DemoVolume, list []snapshotv1.VolumeSnapshot,
+) ([]snapshotv1.VolumeSnapshot, error) {
 	var owned []snapshotv1.VolumeSnapshot
 	var adopted []string
 	for i := range list {

@@ -213,7 +213,7 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 				HaveField("Name", backup), HaveField("OwnerReferences", BeEmpty()), HaveField("DeletionTimestamp", BeNil()),
 				HaveField("Status.ReadyToUse", HaveValue(BeTrue())),
 			)))
-		}).WithTimeout(10 * time.Second).Should(Succeed(), "the garbage collector leaves the backup")
+		}).WithTimeout(10*time.Second).Should(Succeed(), "the garbage collector leaves the backup")
 
 		By("a DemoVolume of the same name: the backup is its again")
 		second := keep()

@@ -88,7 +88,7 @@ func createDataVolumes(ctx context.Context, namespace string) *dataVolumes {
 		g.Consistently(ctx, func(g Gomega) string {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(v.filled), claim)).To(Succeed())
 			return claim.Spec.Resources.Requests.Storage().String()
-		}).WithTimeout(25*time.Second).WithPolling(time.Second).Should(Equal(request))
+		}).WithTimeout(25 * time.Second).WithPolling(time.Second).Should(Equal(request))
 	}).WithTimeout(3 * time.Minute).Should(Succeed())
 	v.request = claim.Spec.Resources.Requests.Storage().String()
 	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(v.filled), v.filled)).To(Succeed())
