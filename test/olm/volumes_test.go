@@ -122,7 +122,7 @@ func (v *dataVolumes) expectKept(ctx context.Context, upgraded time.Time) {
 		g.Expect(claim.Spec.Resources.Requests.Storage().String()).To(Equal(v.request))
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(v.filled), v.filled)).To(Succeed())
 		g.Expect(v.filled.Status.LastGrowth).To(HaveValue(And(
-			HaveField("To", v.lastGrowth.To), HaveField("Time", BeTemporally("==", v.lastGrowth.Time.Time)))))
+			HaveField("To", v.lastGrowth.To), HaveField("Time.Time", BeTemporally("==", v.lastGrowth.Time.Time)))))
 	}).WithTimeout(30 * time.Second).WithPolling(2 * time.Second).Should(Succeed())
 	Expect(testenv.EventCount(ctx, Default, k8sClient, v.filled, "Grown")).To(Equal(v.grown))
 }
