@@ -128,6 +128,15 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		deleteAndExpectRestored(ctx, dv, backup)
 		expectReady(ctx, dv)
 		Expect(runOnClaim(ctx, namespace, "reader", "precious", "cat /data/file")).To(Equal("kept\n"))
+
+		By("deleting the DemoVolume, whose policy is Delete: the garbage collector takes the claim and the backup")
+		Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: backup}, &snapshotv1.VolumeSnapshot{})).
+				To(MatchError(ContainSubstring("not found")))
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), &corev1.PersistentVolumeClaim{})).
+				To(MatchError(ContainSubstring("not found")))
+		}).WithTimeout(time.Minute).Should(Succeed())
 	})
 
 	It("grows a DemoVolume by itself once for each fill, measured on the grown volume", func(ctx SpecContext) {
