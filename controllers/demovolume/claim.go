@@ -26,6 +26,23 @@ func desiredClaim(dv *seedv1alpha1.DemoVolume, backup string) *corev1ac.Persiste
 	return claim(dv, backup).WithOwnerReferences(kube.ControllerReference(dv, gvk))
 }
 
+// liveClaimSpec is the desired claim of dv when its claim live exists: made
+// from the backup it was made from, as a data source is immutable, and
+// never asking for less than a request the claim has been granted, which
+// the API server refuses: a claim grown by hand, or by the autoGrow of a
+// deleted DemoVolume of this name that retained it, keeps its size. A
+// request not granted yet is taken back, and a capacity larger than any
+// request (a file share's) asks for nothing.
+func liveClaimSpec(dv *seedv1alpha1.DemoVolume, live *corev1.PersistentVolumeClaim) *corev1ac.PersistentVolumeClaimApplyConfiguration {
+	c := desiredClaim(dv, backupSource(live))
+	request, requested := live.Spec.Resources.Requests[corev1.ResourceStorage]
+	capacity, bound := live.Status.Capacity[corev1.ResourceStorage]
+	if requested && bound && request.Cmp(claimSize(dv)) > 0 && capacity.Cmp(request) >= 0 {
+		c.Spec.Resources.WithRequests(corev1.ResourceList{corev1.ResourceStorage: request})
+	}
+	return c
+}
+
 // backupSource is the backup a claim was made from, if any.
 func backupSource(pvc *corev1.PersistentVolumeClaim) string {
 	if ref := pvc.Spec.DataSourceRef; ref != nil && ptr.Deref(ref.APIGroup, "") == snapshotAPIGroup && ref.Kind == SnapshotGVK.Kind {

@@ -130,6 +130,38 @@ func liveClaim(resourceVersion, request string) *corev1.PersistentVolumeClaim {
 	return pvc
 }
 
+func TestLiveClaimSpecKeepsAGrantedRequest(t *testing.T) {
+	for _, tt := range []struct {
+		name, request, capacity, want string
+	}{
+		{name: "at the spec's size", request: "10Gi", capacity: "10Gi", want: "10Gi"},
+		{name: "the spec raised", request: "4Gi", capacity: "4Gi", want: "10Gi"},
+		// Taken back: a request may go down to the capacity, as when an
+		// expansion cannot finish.
+		{name: "someone asking for more, not granted yet", request: "50Gi", capacity: "10Gi", want: "10Gi"},
+		{name: "grown past the spec, by hand or by a retaining DemoVolume's autoGrow", request: "50Gi", capacity: "50Gi", want: "50Gi"},
+		{name: "grown past the spec, on a volume rounded up", request: "50Gi", capacity: "64Gi", want: "50Gi"},
+		{name: "a file share's capacity, larger than any request", request: "10Gi", capacity: "8Ei", want: "10Gi"},
+		{name: "not bound yet", request: "50Gi", want: "10Gi"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			live := liveClaim("7", tt.request)
+			if tt.capacity != "" {
+				live.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(tt.capacity)}
+			}
+			live.Spec.DataSourceRef = &corev1.TypedObjectReference{APIGroup: ptr.To(snapshotAPIGroup), Kind: SnapshotGVK.Kind, Name: "data-1"}
+			c := liveClaimSpec(newDemoVolume(), live)
+			request := (*c.Spec.Resources.Requests)[corev1.ResourceStorage]
+			if request.String() != tt.want {
+				t.Errorf("request %s, want %s", request.String(), tt.want)
+			}
+			if ref := c.Spec.DataSourceRef; ref == nil || ptr.Deref(ref.Name, "") != "data-1" {
+				t.Errorf("data source %+v, want the backup the claim was made from", ref)
+			}
+		})
+	}
+}
+
 func TestRetainedClaimKeepsTheClaimsRequest(t *testing.T) {
 	tests := []struct {
 		name     string

@@ -143,8 +143,7 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 		if growing(dv, live) {
 			opts = append(opts, apply.Deliberate())
 		}
-		// A claim's data source is immutable: the one it was made with stays.
-		return r.Applier.Apply(ctx, dv, desiredClaim(dv, backupSource(live)), pvc, opts...)
+		return r.Applier.Apply(ctx, dv, liveClaimSpec(dv, live), pvc, opts...)
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("getting claim %s: %w", dv.Name, err)
 	}

@@ -587,6 +587,32 @@ var _ = Describe("DemoVolume controller", func() {
 		expectFinalizer(ctx, "data")
 	})
 
+	It("adopts a retained claim grown past its size, and keeps that size", func(ctx SpecContext) {
+		class := storageClass(ctx, true)
+		first := create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To(class) })
+		bind(ctx, "data", "1Gi")
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+		expectGone(ctx, "data")
+
+		By("the retained claim grown to 3 GiB, as the deleted DemoVolume's autoGrow, or someone by hand, would")
+		testenv.Update(ctx, k8sClient, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace}},
+			func(pvc *corev1.PersistentVolumeClaim) {
+				pvc.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("3Gi")
+			})
+		setClaimStatus(ctx, "data", func(st *corev1.PersistentVolumeClaimStatus) { st.Capacity = capacity("3Gi") })
+
+		By("a DemoVolume of the same name and 1 GiB: the claim is its, at 3 GiB, not asked to shrink")
+		second := create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.StorageClassName = ptr.To(class) })
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
+			g.Expect(metav1.IsControlledBy(pvc, second)).To(BeTrue())
+		}).Should(Succeed())
+		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
+		Expect(request(claimOf(ctx, "data"))).To(Equal("3Gi"))
+	})
+
 	It("leaves the claim to the garbage collector with reclaimPolicy Delete", func(ctx SpecContext) {
 		dv := create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
 		claimOf(ctx, "data")
