@@ -148,7 +148,7 @@ build: manifests generate fmt vet manager ## Build the manager binary, static as
 
 .PHONY: manager
 manager: ## Build the manager binary alone, from the sources as they are.
-	$(GO) build -o bin/manager .
+	$(BUILD_COST_OF) $(LOCALBIN)/manager $(GO) build -o $(LOCALBIN)/manager .
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host, against the cluster of the current kubeconfig.

@@ -54,7 +54,7 @@ KUBE_LDFLAGS = -s -w $(call kube-version-ldflags,k8s.io/component-base/version) 
 # The programs of hack/tools/cluster. Built the way Kubernetes builds its
 # release binaries, static, with its tags, which every program of the module
 # shares: the libraries they have in common are compiled once.
-CLUSTER_BUILD = cd hack/tools/cluster && go build -tags=selinux,notest,grpcnotrace
+CLUSTER_BUILD = cd hack/tools/cluster && $(BUILD_COST) go build -tags=selinux,notest,grpcnotrace
 CLUSTER_SOURCES = hack/tools/cluster/go.mod hack/tools/cluster/go.sum
 
 .PHONY: kube
@@ -63,7 +63,7 @@ $(KUBE): $(CLUSTER_SOURCES) hack/tools/cluster/kube/main.go | $(LOCALBIN)
 	$(CLUSTER_BUILD) -ldflags "$(KUBE_LDFLAGS)" -o $@ ./kube
 
 $(ETCD): | $(LOCALBIN)
-	hack/build-module-binary.sh go.etcd.io/etcd/server/v3 $(ETCD_VERSION) $(ETCD_VERSION) go.etcd.io/etcd/server/v3 $@
+	$(BUILD_COST) hack/build-module-binary.sh go.etcd.io/etcd/server/v3 $(ETCD_VERSION) $(ETCD_VERSION) go.etcd.io/etcd/server/v3 $@
 
 .PHONY: containerd
 containerd: $(CONTAINERD) $(CONTAINERD_SHIM) ## Build containerd and its runc shim.
@@ -77,7 +77,7 @@ comma := ,
 .PHONY: cni-plugins
 cni-plugins: $(CNI_DIR) ## Build the CNI plugins the real node uses: bridge, host-local and loopback.
 $(CNI_DIR): | $(LOCALBIN)
-	mkdir -p $@.tmp && GOBIN=$@.tmp go install \
+	mkdir -p $@.tmp && GOBIN=$@.tmp $(BUILD_COST) go install \
 		-ldflags "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$(CNI_PLUGINS_VERSION)" \
 		$(CNI_PLUGINS_PACKAGES)
 	rm -rf $@ && mv $@.tmp $@

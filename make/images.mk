@@ -42,8 +42,8 @@ $(DEBS):
 # it makes (the pause program and a URL fetcher for test pods).
 IMAGES_SOURCES = $(wildcard hack/images/*.go) hack/images/go.mod
 $(IMAGES): $(IMAGES_SOURCES) | $(LOCALBIN)
-	cd hack/images && go build -o $@ .
+	cd hack/images && $(BUILD_COST) go build -o $@ .
 $(LOCALBIN)/pause: hack/images/pause/main.go | $(LOCALBIN)
-	cd hack/images && go build -ldflags "-s -w" -o $@ ./pause
+	cd hack/images && $(BUILD_COST) go build -ldflags "-s -w" -o $@ ./pause
 $(LOCALBIN)/fetch: hack/images/fetch/main.go | $(LOCALBIN)
-	cd hack/images && go build -ldflags "-s -w" -o $@ ./fetch
+	cd hack/images && $(BUILD_COST) go build -ldflags "-s -w" -o $@ ./fetch

@@ -70,7 +70,7 @@ $(RELEASED_MANAGERS)/%/manager:
 		{ echo "release $*: commit '$$commit' is not in this clone (a shallow clone?)" >&2; exit 1; }
 	rm -rf $(@D) && mkdir -p $(@D)/src
 	git archive $(call release-commit,$*) | tar -x -C $(@D)/src
-	cd $(@D)/src && go build -ldflags="-s -w" -o ../manager .
+	cd $(@D)/src && $(BUILD_COST) go build -ldflags="-s -w" -o ../manager .
 	rm -rf $(@D)/src
 
 # OLM's programs, as its image lays them out in /bin, stamped with its
@@ -79,7 +79,7 @@ $(RELEASED_MANAGERS)/%/manager:
 olm: $(OLM_DIR) ## Build OLM v0's programs.
 $(OLM_DIR): hack/tools/olm/go.mod | $(LOCALBIN)
 	rm -rf $@.tmp && mkdir -p $@.tmp
-	cd hack/tools/olm && go build -tags containers_image_openpgp \
+	cd hack/tools/olm && $(BUILD_COST) go build -tags containers_image_openpgp \
 		-ldflags "-s -w -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=$(OLM_VERSION:v%=%)" \
 		-o $@.tmp/ $(foreach p,olm catalog package-server copy-content,github.com/operator-framework/operator-lifecycle-manager/cmd/$(p)) \
 		github.com/operator-framework/operator-lifecycle-manager/util/cpb
@@ -90,7 +90,7 @@ $(OLM_DIR): hack/tools/olm/go.mod | $(LOCALBIN)
 olmv1: $(OLMV1_DIR) ## Build OLM v1's programs (operator-controller, catalogd).
 $(OLMV1_DIR): hack/tools/olmv1/go.mod | $(LOCALBIN)
 	rm -rf $@.tmp && mkdir -p $@.tmp
-	cd hack/tools/olmv1 && go build -tags containers_image_openpgp \
+	cd hack/tools/olmv1 && $(BUILD_COST) go build -tags containers_image_openpgp \
 		-ldflags "-s -w -X github.com/operator-framework/operator-controller/internal/shared/version.version=$(OLMV1_VERSION)" \
 		-o $@.tmp/ $(foreach p,operator-controller catalogd,github.com/operator-framework/operator-controller/cmd/$(p))
 	rm -rf $@ && mv $@.tmp $@

@@ -108,7 +108,17 @@ KUBEBUILDER_ASSETS := $(ENVTEST_DIR)
 ENVTEST_PREREQ := envtest
 endif
 
+# Every program's build is timed into BUILD_COSTS (hack/build-cost.sh):
+# make build-costs shows where a cold run's minutes went.
+export BUILD_COSTS ?= $(LOCALBIN)/build-costs.log
+BUILD_COST_OF = $(CURDIR)/hack/build-cost.sh record
+BUILD_COST = $(BUILD_COST_OF) $@
+
 ##@ Tools
+
+.PHONY: build-costs
+build-costs: ## Show the wall and CPU time of each program built into ./bin so far (BUILD_COSTS), and what it was built with.
+	@hack/build-cost.sh table
 
 $(LOCALBIN):
 	mkdir -p $(LOCALBIN)
@@ -179,7 +189,7 @@ vulncheck: $(VULNCHECK) ## Fail on a known vulnerability the operator's code rea
 	$(VULNCHECK) -db $$(go env GOMODCACHE)/golang.org/x/vulndb@$(VULNDB_VERSION)/data/osv ./...
 # Built by the Go it checks with: it type-checks that Go's standard library.
 $(VULNCHECK): hack/tools/vuln/go.mod hack/tools/vuln/main.go | $(LOCALBIN)
-	cd hack/tools/vuln && $(GO) build -o $@ .
+	cd hack/tools/vuln && $(BUILD_COST) $(GO) build -o $@ .
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint.
@@ -204,40 +214,40 @@ $(ENVTEST_DIR)/kubectl:
 .PHONY: operator-sdk
 operator-sdk: $(OPERATOR_SDK) ## Build operator-sdk.
 $(OPERATOR_SDK): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
-	cd hack/tools/operator-sdk && go build -tags containers_image_openpgp \
+	cd hack/tools/operator-sdk && $(BUILD_COST) go build -tags containers_image_openpgp \
 		-ldflags "-X github.com/operator-framework/operator-sdk/internal/version.Version=$(OPERATOR_SDK_VERSION)" \
 		-o $@ github.com/operator-framework/operator-sdk/cmd/operator-sdk
 
 .PHONY: scorecard-test
 scorecard-test: $(SCORECARD_TEST) ## Build scorecard-test, the program of the standard scorecard tests' image.
 $(SCORECARD_TEST): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
-	cd hack/tools/operator-sdk && go build -tags containers_image_openpgp \
+	cd hack/tools/operator-sdk && $(BUILD_COST) go build -tags containers_image_openpgp \
 		-o $@ github.com/operator-framework/operator-sdk/images/scorecard-test
 
 .PHONY: opm
 opm: $(OPM) ## Build opm.
 $(OPM): hack/catalog/go.mod | $(LOCALBIN)
-	cd hack/catalog && go build -tags containers_image_openpgp -o $@ github.com/operator-framework/operator-registry/cmd/opm
+	cd hack/catalog && $(BUILD_COST) go build -tags containers_image_openpgp -o $@ github.com/operator-framework/operator-registry/cmd/opm
 
 .PHONY: render-catalog
 render-catalog: $(RENDER_CATALOG) ## Build hack/catalog, which renders the catalog template from the bundle folders.
 $(RENDER_CATALOG): hack/catalog/go.mod $(wildcard hack/catalog/*.go hack/catalog/internal/*/*.go) | $(LOCALBIN)
-	cd hack/catalog && go build -tags containers_image_openpgp -o $@ .
+	cd hack/catalog && $(BUILD_COST) go build -tags containers_image_openpgp -o $@ .
 
 .PHONY: operatorhub-writer
 operatorhub-writer: $(OPERATORHUB) ## Build hack/catalog/operatorhub, which writes a version's folder for OperatorHub.io.
 $(OPERATORHUB): hack/catalog/go.mod $(wildcard hack/catalog/operatorhub/*.go hack/catalog/internal/*/*.go) | $(LOCALBIN)
-	cd hack/catalog && go build -tags containers_image_openpgp -o $@ ./operatorhub
+	cd hack/catalog && $(BUILD_COST) go build -tags containers_image_openpgp -o $@ ./operatorhub
 
 .PHONY: grpc-health-probe
 grpc-health-probe: $(GRPC_HEALTH_PROBE) ## Build grpc_health_probe, the catalog image's readiness probe.
 $(GRPC_HEALTH_PROBE): hack/tools/olm/go.mod | $(LOCALBIN)
-	cd hack/tools/olm && go build -ldflags "-s -w" -o $@ github.com/grpc-ecosystem/grpc-health-probe
+	cd hack/tools/olm && $(BUILD_COST) go build -ldflags "-s -w" -o $@ github.com/grpc-ecosystem/grpc-health-probe
 
 # go-install-tool builds $(2), a package@version, into $(1), static, with
 # the linker flags $(3) and the build tags $(4), if any.
 define go-install-tool
 @echo "Building $(2)"
-@tmp=$$(mktemp -d) && GOBIN=$$tmp go install -ldflags "-s -w $(3)" -tags "$(4)" $(2) \
+@tmp=$$(mktemp -d) && GOBIN=$$tmp $(BUILD_COST) go install -ldflags "-s -w $(3)" -tags "$(4)" $(2) \
 	&& mv $$tmp/* $(1) && rm -rf $$tmp
 endef
