@@ -14,19 +14,24 @@ CATALOG_CACHE = $(LOCALBIN)/catalog-cache
 # commit: the OLM suite's Automatic upgrade starts there, as users did. Not
 # under RELEASED_MANAGERS, whose folders a manager's rebuild empties.
 PREVIOUS_VERSION = $(firstword $(subst =, ,$(lastword $(RELEASES))))
+# The released versions the OLM suite installs, and so whose managers it
+# runs: the first, where its upgrade specs start, and the last. The catalog
+# names the others too, as metadata: their managers would each cost a
+# compile (their dependencies are not the operator's) for nothing.
+INSTALLED_RELEASES = $(firstword $(subst =, ,$(firstword $(RELEASES)))) $(PREVIOUS_VERSION)
 PREVIOUS_CATALOG = $(LOCALBIN)/catalog-v$(PREVIOUS_VERSION)
 PREVIOUS_CATALOG_CACHE = $(LOCALBIN)/catalog-v$(PREVIOUS_VERSION)-cache
 PREVIOUS_CATALOG_IMG = $(IMAGE_TAG_BASE)-catalog:v$(PREVIOUS_VERSION)
 OLM_IMAGES_ENV = $(IMAGES_ENV) OLM_DIR=$(OLM_DIR) OLM_VERSION=$(OLM_VERSION) OPM=$(OPM) OPM_VERSION=$(OPM_VERSION) \
 	GRPC_HEALTH_PROBE=$(GRPC_HEALTH_PROBE) CATALOG_DIR=catalog CATALOG_CACHE=$(CATALOG_CACHE) \
-	RELEASES=bundles RELEASED_MANAGERS=$(RELEASED_MANAGERS) PREVIOUS_VERSION=$(PREVIOUS_VERSION) \
+	RELEASES=bundles RELEASED_MANAGERS=$(RELEASED_MANAGERS) INSTALLED_RELEASES="$(INSTALLED_RELEASES)" PREVIOUS_VERSION=$(PREVIOUS_VERSION) \
 	PREVIOUS_CATALOG_DIR=$(PREVIOUS_CATALOG) PREVIOUS_CATALOG_CACHE=$(PREVIOUS_CATALOG_CACHE)
 OLM_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) HELM=$(HELM) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
 	OLM_MODULE_DIR=$$(cd hack/tools/olm && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager) \
 	STEER="$(CLUSTER) steer"
 
 .PHONY: olm-images
-olm-images: images olm grpc-health-probe opm released-managers $(PREVIOUS_CATALOG) ## Build OLM's and opm's images, the catalog image (and the last release's), and every released bundle and manager it names, and push them to the local registry.
+olm-images: images olm grpc-health-probe opm released-managers $(PREVIOUS_CATALOG) ## Build OLM's and opm's images, the catalog image (and the last release's), every released bundle, and the managers of the releases the OLM suite installs (INSTALLED_RELEASES), and push them to the local registry.
 	rm -rf $(CATALOG_CACHE) && $(OPM) serve catalog --cache-dir=$(CATALOG_CACHE) --cache-only
 	rm -rf $(PREVIOUS_CATALOG_CACHE) && $(OPM) serve $(PREVIOUS_CATALOG) --cache-dir=$(PREVIOUS_CATALOG_CACHE) --cache-only
 	$(OLM_IMAGES_ENV) $(IMAGES) push --registry=$$($(CLUSTER_ENV) $(CLUSTER) registry) --record=$(OLM_IMAGES_RECORD) olm catalog
@@ -64,7 +69,7 @@ $(PREVIOUS_CATALOG):
 	git archive $(call release-commit,$(PREVIOUS_VERSION)) catalog | tar -x -C $@ --strip-components=1
 
 .PHONY: released-managers
-released-managers: $(foreach r,$(RELEASES),$(RELEASED_MANAGERS)/$(firstword $(subst =, ,$(r)))/manager)
+released-managers: $(foreach v,$(INSTALLED_RELEASES),$(RELEASED_MANAGERS)/$(v)/manager)
 $(RELEASED_MANAGERS)/%/manager:
 	@commit=$(call release-commit,$*); git cat-file -e "$$commit^{commit}" 2>/dev/null || \
 		{ echo "release $*: commit '$$commit' is not in this clone (a shallow clone?)" >&2; exit 1; }

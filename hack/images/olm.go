@@ -99,7 +99,7 @@ func emptyIndexImage(name string, in inputs) (spec, error) {
 func catalogImages(in inputs) (map[string]spec, error) {
 	if err := required(map[string]string{
 		"CATALOG_DIR": in.catalogDir, "CATALOG_CACHE": in.catalogCache, "RELEASES": in.releases,
-		"RELEASED_MANAGERS": in.releasedManagers, "IMAGE_TAG_BASE": in.imageBase, "VERSION": in.version,
+		"RELEASED_MANAGERS": in.releasedManagers, "INSTALLED_RELEASES": in.installedReleases, "IMAGE_TAG_BASE": in.imageBase, "VERSION": in.version,
 		"PREVIOUS_VERSION": in.previousVersion, "PREVIOUS_CATALOG_DIR": in.previousCatalogDir,
 		"PREVIOUS_CATALOG_CACHE": in.previousCatalogCache,
 	}); err != nil {
@@ -127,6 +127,13 @@ func catalogImages(in inputs) (map[string]spec, error) {
 			return nil, err
 		}
 		images["bundle-"+version] = bundle
+	}
+	// The managers of the versions the OLM suite installs: the catalog
+	// names the others' too, but nothing runs them.
+	for _, version := range strings.Fields(in.installedReleases) {
+		if _, ok := images["bundle-"+version]; !ok {
+			return nil, fmt.Errorf("INSTALLED_RELEASES names %s, which is not a released version in %s", version, in.releases)
+		}
 		images["operator-"+version] = program(repository+":v"+version, filepath.Join(in.releasedManagers, version, "manager"), "/manager")
 	}
 

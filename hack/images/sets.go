@@ -27,6 +27,7 @@ type inputs struct {
 	// and the catalog as the last release published it, with its cache.
 	olmDir, olmVersion, opm, opmVersion, grpcHealthProbe      string
 	catalogDir, catalogCache, releases, releasedManagers      string
+	installedReleases                                         string
 	previousVersion, previousCatalogDir, previousCatalogCache string
 	// OLM v1's programs, and its version.
 	olmv1Dir, olmv1Version string
@@ -44,7 +45,7 @@ func inputsFromEnv() inputs {
 		bundleDir: os.Getenv("BUNDLE_DIR"), imageBase: os.Getenv("IMAGE_TAG_BASE"), version: os.Getenv("VERSION"),
 		olmDir: os.Getenv("OLM_DIR"), olmVersion: os.Getenv("OLM_VERSION"), opm: os.Getenv("OPM"), opmVersion: os.Getenv("OPM_VERSION"),
 		grpcHealthProbe: os.Getenv("GRPC_HEALTH_PROBE"), catalogDir: os.Getenv("CATALOG_DIR"), catalogCache: os.Getenv("CATALOG_CACHE"),
-		releases: os.Getenv("RELEASES"), releasedManagers: os.Getenv("RELEASED_MANAGERS"),
+		releases: os.Getenv("RELEASES"), releasedManagers: os.Getenv("RELEASED_MANAGERS"), installedReleases: os.Getenv("INSTALLED_RELEASES"),
 		previousVersion: os.Getenv("PREVIOUS_VERSION"), previousCatalogDir: os.Getenv("PREVIOUS_CATALOG_DIR"),
 		previousCatalogCache: os.Getenv("PREVIOUS_CATALOG_CACHE"),
 		scorecardTest:        os.Getenv("SCORECARD_TEST"), operatorSDKVersion: os.Getenv("OPERATOR_SDK_VERSION"),
