@@ -4,13 +4,49 @@
 # cache. It fails when a package cannot be listed or when no fuzz target is
 # found at all: a fuzz run that fuzzes nothing is not a pass.
 #
-# usage: fuzz.sh build|run
+# A run that passes writes the digest of what the targets reach to
+# FUZZED (test/fuzzed.sum): the operator's Go files their packages import,
+# go.sum, the CRDs and the corpora. "changed" tells whether the digest
+# differs from FUZZED, that is, whether the code has changed since it was
+# last fuzzed; "digest" prints it. Neither compiles anything.
+#
+# usage: fuzz.sh build|run|changed|digest
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-}
-[[ $mode == build || $mode == run ]] || { echo "usage: $0 build|run" >&2; exit 2; }
 GO=${GO:-go}
+FUZZED=test/fuzzed.sum
+
+digest() {
+  local packages
+  packages=$(grep -l '^func Fuzz' controllers/*/*_test.go | xargs -n1 dirname | sort -u | sed 's|^|./|')
+  [[ -n $packages ]] || { echo "fuzz: no fuzz target under ./controllers" >&2; exit 1; }
+  # shellcheck disable=SC2016 # a template of go list's, not the shell's
+  {
+    $GO list -deps -test -f '{{if and .Module .Module.Main (ne .Name "main")}}{{range .GoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{range .TestGoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{end}}' $packages | sed -n "s|^$PWD/||p" || exit 1
+    echo go.sum
+    find config/crd/bases controllers/*/testdata/fuzz -type f
+  } | sort -u | xargs sha256sum | sha256sum | cut -d' ' -f1
+}
+
+case $mode in
+build | run) ;;
+digest)
+  digest
+  exit
+  ;;
+changed)
+  [[ "$(digest)" != "$(cat "$FUZZED" 2>/dev/null)" ]]
+  exit
+  ;;
+*)
+  echo "usage: $0 build|run|changed|digest" >&2
+  exit 2
+  ;;
+esac
 
 packages=$($GO list ./controllers/...)
 found=0
@@ -31,3 +67,6 @@ for package in $packages; do
 done
 ((found > 0)) || { echo "fuzz: no fuzz target under ./controllers" >&2; exit 1; }
 echo "fuzz: $found targets"
+if [[ $mode == run ]]; then
+  digest >"$FUZZED"
+fi
