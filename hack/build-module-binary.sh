@@ -31,6 +31,6 @@ sed -n 's/^[[:space:]]*\(replace[[:space:]]\+\)\?\([^[:space:]]\+\)[[:space:]]\+
     fi
   done
 
-GOFLAGS=-mod=mod go get "$package@$version" >/dev/null
-GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o "$output" "$package"
+GOFLAGS="-mod=mod ${GOFLAGS:-}" go get "$package@$version" >/dev/null
+GOFLAGS="-mod=mod ${GOFLAGS:-}" go build -trimpath -ldflags "$ldflags" -o "$output" "$package"
 echo "built $output from $module@$version"

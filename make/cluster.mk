@@ -9,11 +9,11 @@
 # nodes (CLUSTER_NODES) and of real nodes (CLUSTER_REAL_NODES, 1 or 0) can
 # be set the same way (APISERVER_PORT=..., see docs/local-cluster.md).
 CLUSTER_REAL_NODES ?= 1
-CLUSTER_BINARIES = $(ETCD) $(KUBE) $(KWOK) $(KUSTOMIZE) $(REGISTRY)
+CLUSTER_BINARIES = $(ETCD) $(KUBE_APISERVER) $(KUBE) $(KWOK) $(KUSTOMIZE) $(REGISTRY)
 ifneq ($(CLUSTER_REAL_NODES),0)
 CLUSTER_BINARIES += $(CONTAINERD) $(CONTAINERD_SHIM) $(CNI_DIR) $(IMAGES) infra-inputs host-packages
 endif
-CLUSTER_ENV = ETCD=$(ETCD) KUBE=$(KUBE) KWOK=$(KWOK) KWOK_VERSION=$(KWOK_VERSION) KUSTOMIZE=$(KUSTOMIZE) \
+CLUSTER_ENV = ETCD=$(ETCD) KUBE_APISERVER=$(KUBE_APISERVER) KUBE=$(KUBE) KWOK=$(KWOK) KWOK_VERSION=$(KWOK_VERSION) KUSTOMIZE=$(KUSTOMIZE) \
 	REGISTRY=$(REGISTRY) CONTAINERD=$(CONTAINERD) CONTAINERD_SHIM=$(CONTAINERD_SHIM) CNI_DIR=$(CNI_DIR) \
 	IMAGES=$(IMAGES) CLUSTER_REAL_NODES=$(CLUSTER_REAL_NODES) $(IMAGES_ENV)
 CLUSTER_KUBECONFIG = $(LOCALBIN)/cluster/kubeconfig
@@ -52,13 +52,15 @@ kube-version-ldflags = -X $(1).gitVersion=$(KUBERNETES_VERSION) \
 KUBE_LDFLAGS = -s -w $(call kube-version-ldflags,k8s.io/component-base/version) \
 	$(call kube-version-ldflags,k8s.io/client-go/pkg/version)
 # The programs of hack/tools/cluster. Built the way Kubernetes builds its
-# release binaries, static, with its tags, which every program of the module
-# shares: the libraries they have in common are compiled once.
-CLUSTER_BUILD = cd hack/tools/cluster && $(BUILD_COST) go build -tags=selinux,notest,grpcnotrace
+# release binaries, static, with its tags (GO_TAGS), as every program here
+# is: the libraries they have in common are compiled once.
+CLUSTER_BUILD = cd hack/tools/cluster && $(BUILD_COST) go build
 CLUSTER_SOURCES = hack/tools/cluster/go.mod hack/tools/cluster/go.sum
 
 .PHONY: kube
-kube: $(KUBE) ## Build the Kubernetes components the local cluster runs, as one program.
+kube: $(KUBE_APISERVER) $(KUBE) ## Build the Kubernetes components the local cluster runs: the API server, and the others as one program.
+$(KUBE_APISERVER): $(CLUSTER_SOURCES) hack/tools/cluster/kube-apiserver/main.go | $(LOCALBIN)
+	$(CLUSTER_BUILD) -ldflags "$(KUBE_LDFLAGS)" -o $@ ./kube-apiserver
 $(KUBE): $(CLUSTER_SOURCES) hack/tools/cluster/kube/main.go | $(LOCALBIN)
 	$(CLUSTER_BUILD) -ldflags "$(KUBE_LDFLAGS)" -o $@ ./kube
 
@@ -119,7 +121,7 @@ $(CSI_DIR): $(CLUSTER_SOURCES) $(wildcard hack/tools/cluster/csi-tmpfs/*.go) | $
 .PHONY: prometheus
 prometheus: $(PROMETHEUS) ## Build Prometheus, which make monitoring-up runs.
 $(PROMETHEUS): $(CLUSTER_SOURCES) | $(LOCALBIN)
-	$(CLUSTER_BUILD),remove_all_sd,enable_kubernetes_sd -ldflags "-s -w -X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION:v%=%)" \
+	$(CLUSTER_BUILD) -tags=$(GO_TAGS),remove_all_sd,enable_kubernetes_sd -ldflags "-s -w -X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION:v%=%)" \
 		-o $@ github.com/prometheus/prometheus/cmd/prometheus
 
 .PHONY: kwok

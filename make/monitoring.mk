@@ -20,7 +20,7 @@ monitoring: $(MONITORING_DIR) ## Build prometheus-operator and its config reload
 # that the build reuses what the cluster's build compiled.
 $(MONITORING_DIR): hack/tools/monitoring/go.mod hack/tools/monitoring/go.sum | $(LOCALBIN)
 	rm -rf $@.tmp && mkdir -p $@.tmp
-	cd hack/tools/monitoring && $(BUILD_COST) go build -tags=selinux,notest,grpcnotrace \
+	cd hack/tools/monitoring && $(BUILD_COST) go build \
 		-ldflags "-s -w -X github.com/prometheus/common/version.Version=$(PROMETHEUS_OPERATOR_VERSION:v%=%)" \
 		-o $@.tmp/ $(foreach p,operator prometheus-config-reloader,github.com/prometheus-operator/prometheus-operator/cmd/$(p))
 	rm -rf $@ && mv $@.tmp $@

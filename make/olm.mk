@@ -84,7 +84,7 @@ $(RELEASED_MANAGERS)/%/manager:
 olm: $(OLM_DIR) ## Build OLM v0's programs.
 $(OLM_DIR): hack/tools/olm/go.mod | $(LOCALBIN)
 	rm -rf $@.tmp && mkdir -p $@.tmp
-	cd hack/tools/olm && $(BUILD_COST) go build -tags containers_image_openpgp \
+	cd hack/tools/olm && $(BUILD_COST) go build \
 		-ldflags "-s -w -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=$(OLM_VERSION:v%=%)" \
 		-o $@.tmp/ $(foreach p,olm catalog package-server copy-content,github.com/operator-framework/operator-lifecycle-manager/cmd/$(p)) \
 		github.com/operator-framework/operator-lifecycle-manager/util/cpb
@@ -95,7 +95,7 @@ $(OLM_DIR): hack/tools/olm/go.mod | $(LOCALBIN)
 olmv1: $(OLMV1_DIR) ## Build OLM v1's programs (operator-controller, catalogd).
 $(OLMV1_DIR): hack/tools/olmv1/go.mod | $(LOCALBIN)
 	rm -rf $@.tmp && mkdir -p $@.tmp
-	cd hack/tools/olmv1 && $(BUILD_COST) go build -tags containers_image_openpgp \
+	cd hack/tools/olmv1 && $(BUILD_COST) go build \
 		-ldflags "-s -w -X github.com/operator-framework/operator-controller/internal/shared/version.version=$(OLMV1_VERSION)" \
 		-o $@.tmp/ $(foreach p,operator-controller catalogd,github.com/operator-framework/operator-controller/cmd/$(p))
 	rm -rf $@ && mv $@.tmp $@
@@ -114,4 +114,4 @@ scorecard-local: cluster-up build kustomize bundle scorecard-test seed-scorecard
 
 .PHONY: seed-scorecard
 seed-scorecard: ## Build the project's own scorecard tests (scorecard/).
-	$(GO) build -o $(LOCALBIN)/seed-scorecard ./scorecard
+	$(BUILD_COST_OF) $(LOCALBIN)/seed-scorecard $(GO) build -o $(LOCALBIN)/seed-scorecard ./scorecard

@@ -54,9 +54,11 @@ type Config struct {
 
 	Ports Ports
 
-	// Binaries: Kube is the multi-call program of the Kubernetes
-	// components; CNIDir holds the CNI plugins.
-	Etcd, Kube, Kwok, Kustomize      string
+	// Binaries: KubeAPIServer is the API server, which envtest runs too;
+	// Kube is the multi-call program of the other Kubernetes components;
+	// CNIDir holds the CNI plugins.
+	Etcd, KubeAPIServer, Kube, Kwok  string
+	Kustomize                        string
 	Containerd, ContainerdShim, Runc string
 	CNIDir, Registry, Images         string
 	KwokVersion                      string
@@ -79,6 +81,7 @@ func ConfigFromEnv() (Config, error) {
 	c := Config{
 		Dir:            env("CLUSTER_DIR", filepath.Join("bin", "cluster")),
 		Etcd:           os.Getenv("ETCD"),
+		KubeAPIServer:  os.Getenv("KUBE_APISERVER"),
 		Kube:           os.Getenv("KUBE"),
 		Kwok:           os.Getenv("KWOK"),
 		Kustomize:      os.Getenv("KUSTOMIZE"),

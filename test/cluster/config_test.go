@@ -19,7 +19,7 @@ func testConfig(realNodes int) Config {
 		Dir: "/work/bin/cluster", RealNodes: realNodes, KwokNodes: 2,
 		Ports: Ports{APIServer: 16443, Registry: 15000, RegistryTLS: 15443, Kubelet: 20250, KubeletHealthz: 20248,
 			KubeProxyHealthz: 20256, KubeProxyMetrics: 20249, Etcd: 12379, EtcdPeer: 12380},
-		Kube: "/work/bin/kube", Containerd: "/work/bin/containerd", ContainerdShim: "/work/bin/shim",
+		KubeAPIServer: "/work/bin/kube-apiserver", Kube: "/work/bin/kube", Containerd: "/work/bin/containerd", ContainerdShim: "/work/bin/shim",
 		Runc: "/usr/sbin/runc", CNIDir: "/work/bin/cni",
 	}
 }

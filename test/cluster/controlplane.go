@@ -72,7 +72,6 @@ func (c Config) etcd() process {
 func (c Config) apiServer() process {
 	p := c.pki()
 	args := []string{
-		apiServerName,
 		"--bind-address=" + c.apiAddress().String(), fmt.Sprintf("--secure-port=%d", c.Ports.APIServer),
 		"--etcd-servers=" + fmt.Sprintf("http://127.0.0.1:%d", c.Ports.Etcd),
 		"--tls-cert-file=" + p.path("apiserver.crt"), "--tls-private-key-file=" + p.path("apiserver.key"),
@@ -114,7 +113,7 @@ func (c Config) apiServer() process {
 		// real node, no pod needs the kubernetes Service.
 		args = append(args, "--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none")
 	}
-	return process{name: apiServerName, binary: c.Kube, args: args}
+	return process{name: apiServerName, binary: c.KubeAPIServer, args: args}
 }
 
 // The controller manager and the scheduler run as kubeadm runs them: with

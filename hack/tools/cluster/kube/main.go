@@ -1,13 +1,13 @@
-// Command kube is the Kubernetes control plane and node components in one
-// program, so that they are compiled and linked once rather than five
-// times: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet
+// Command kube is the Kubernetes components of the local cluster but the API
+// server (../kube-apiserver) in one program, so that they are linked once
+// rather than four times: kube-controller-manager, kube-scheduler, kubelet
 // and kube-proxy. It runs the component its name says (a link named
 // kubelet runs the kubelet), or the one its first argument names
 // (`kube kubelet --config=...`).
 //
-// Only the component that runs is constructed: the API server's
-// constructor sets up the process's one signal handler, and a second
-// construction would panic.
+// Only the component that runs is constructed: a component's constructor
+// may set up the process's one signal handler, and a second construction
+// would panic.
 package main
 
 import (
@@ -16,14 +16,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	_ "time/tzdata" // CronJob time zones, as the API server and controller manager embed them.
+	_ "time/tzdata" // CronJob time zones, as the controller manager embeds them.
 
 	"github.com/spf13/cobra"
 	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
 	_ "k8s.io/component-base/metrics/prometheus/version"
-	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	proxy "k8s.io/kubernetes/cmd/kube-proxy/app"
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
@@ -31,7 +30,6 @@ import (
 )
 
 var components = map[string]func() *cobra.Command{
-	"kube-apiserver":          apiserver.NewAPIServerCommand,
 	"kube-controller-manager": controllermanager.NewControllerManagerCommand,
 	"kube-scheduler":          func() *cobra.Command { return scheduler.NewSchedulerCommand() },
 	"kubelet":                 func() *cobra.Command { return kubelet.NewKubeletCommand(context.Background()) },

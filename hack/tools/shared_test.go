@@ -1,0 +1,218 @@
+// Package tools checks that the programs the Makefile builds compile the
+// Kubernetes libraries once between them. The go command reuses a
+// compiled package only when its version, its files (which build tags
+// select) and the Go release agree, so a module that resolves k8s.io/api
+// to another version, or a recipe with other tags, compiles them all again:
+// minutes on a cold machine, and nothing else would tell.
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
+)
+
+// modules are the folders of the go.mod files the Makefile builds from,
+// relative to this one.
+var modules = []string{"../..", "../catalog", "../images", "cluster", "monitoring", "olm", "olmv1", "operator-sdk", "vuln"}
+
+// apart are the modules that cannot build with the shared versions, and
+// why. A module listed here that shares them after all fails the test too,
+// so that the list says what is true.
+var apart = map[string]string{
+	"monitoring": "prometheus-operator v0.85.0 calls controller-runtime 0.22's conversion webhook, which 0.25 changed",
+	"olmv1":      "operator-controller v1.2.0 calls client-go 0.32's reflector error handler, which 0.37 changed",
+}
+
+// shared reports whether a module is one of those that must resolve to one
+// version across the modules: the Kubernetes libraries and controller-runtime.
+func shared(path string) bool {
+	return strings.HasPrefix(path, "k8s.io/") || path == "sigs.k8s.io/controller-runtime"
+}
+
+func TestModulesResolveTheLibrariesTheOperatorDoes(t *testing.T) {
+	resolved := map[string]map[string]string{}
+	for _, dir := range modules {
+		resolved[dir] = resolve(t, dir)
+	}
+	// The operator's versions, and the local cluster's for the libraries
+	// the operator does not use: both compile most of what the others do.
+	want := map[string]string{}
+	for _, dir := range []string{"../..", "cluster"} {
+		for path, version := range resolved[dir] {
+			if other, ok := want[path]; ok && other != version {
+				t.Errorf("the operator resolves %s to %s, the local cluster's module to %s", path, other, version)
+			}
+			want[path] = version
+		}
+	}
+	for _, dir := range modules {
+		var differ []string
+		for path, version := range resolved[dir] {
+			if other, ok := want[path]; ok && other != version {
+				differ = append(differ, path+" "+version+" (not "+other+")")
+			}
+		}
+		slices.Sort(differ)
+		why, isApart := apart[dir]
+		switch {
+		case len(differ) > 0 && !isApart:
+			t.Errorf("%s resolves %s: so its programs compile those libraries again; require the shared versions in its go.mod", dir, strings.Join(differ, ", "))
+		case len(differ) == 0 && isApart:
+			t.Errorf("%s resolves every shared library to the shared version: remove it from apart (%q)", dir, why)
+		}
+	}
+}
+
+// resolve lists the versions of the shared libraries that the packages a
+// module builds (its own, and those its tools.go pins) are compiled from.
+func resolve(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	// The programs tools.go pins are not importable: each is listed on its
+	// own, as it is built.
+	pinned := goList(t, dir, "-e", "-tags="+buildTags(t)+",tools", "-f", `{{if eq .Name "tools"}}{{join .Imports "\n"}}{{end}}`, "./...")
+	var out strings.Builder
+	for _, packages := range append([]string{"./..."}, strings.Fields(pinned)...) {
+		out.WriteString(goList(t, dir, "-deps", "-f", "{{with .Module}}{{.Path}} {{.Version}}{{with .Replace}} {{.Version}}{{end}}{{end}}", packages))
+	}
+	versions := map[string]string{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || !shared(fields[0]) {
+			continue // the module's own packages have no version
+		}
+		versions[fields[0]] = fields[len(fields)-1]
+	}
+	if dir == "cluster" && versions["k8s.io/api"] == "" {
+		t.Fatalf("the local cluster's programs compile no k8s.io/api: the test reads the wrong packages")
+	}
+	return versions
+}
+
+func goList(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s in %s: %v", strings.Join(args, " "), dir, stderr(err))
+	}
+	return string(out)
+}
+
+// buildTags are the tags of GOFLAGS, which the Makefile exports.
+func buildTags(t *testing.T) string {
+	t.Helper()
+	match := regexp.MustCompile(`-tags=(\S+)`).FindStringSubmatch(os.Getenv("GOFLAGS"))
+	if match == nil {
+		t.Fatalf("GOFLAGS is %q, with no -tags=: run the tests as make test does, which exports the Makefile's", os.Getenv("GOFLAGS"))
+	}
+	return match[1]
+}
+
+// The Makefile runs every go command with one Go release, GOTOOLCHAIN: a
+// module whose go.mod asked for a newer one would not build, and one left
+// to pick its own would compile everything with another.
+func TestModulesBuildWithTheMakefilesGoRelease(t *testing.T) {
+	toolchain := os.Getenv("GOTOOLCHAIN")
+	if !regexp.MustCompile(`^go1\.\d+\.\d+$`).MatchString(toolchain) {
+		t.Fatalf("GOTOOLCHAIN is %q, not one Go release: run the tests as make test does, which exports the Makefile's", toolchain)
+	}
+	if runtime.Version() != toolchain {
+		t.Errorf("the tests run with %s, not the Makefile's %s", runtime.Version(), toolchain)
+	}
+	for _, dir := range modules {
+		path := filepath.Join(dir, "go.mod")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, err := modfile.Parse(path, data, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		switch {
+		case file.Go == nil:
+			t.Errorf("%s names no Go version", path)
+		case semver.Compare("v"+file.Go.Version, "v"+strings.TrimPrefix(toolchain, "go")) > 0:
+			t.Errorf("%s asks for Go %s, newer than the Makefile's %s", path, file.Go.Version, toolchain)
+		}
+		if file.Toolchain != nil {
+			t.Errorf("%s names the toolchain %s: the Makefile's GOTOOLCHAIN decides", path, file.Toolchain.Name)
+		}
+	}
+}
+
+// Every go command the Makefile runs takes the build tags of GOFLAGS, which
+// it exports. A recipe may add tags of its own, which select files of that
+// program alone (knownTags): with any other, or with fewer, the packages
+// it shares with the other programs compile again.
+func TestRecipesBuildWithTheSharedTags(t *testing.T) {
+	tags := regexp.MustCompile(`-tags[= ]"?([^" ]*)"?`)
+	want := strings.Split(buildTags(t), ",")
+	// Every program's recipe, as make would run it on a fresh clone.
+	cmd := exec.Command("make", "--dry-run", "--always-make", "--no-print-directory", "LOCALBIN="+t.TempDir(), "programs")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "MAKEFLAGS=", "MAKELEVEL=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("make --dry-run programs: %v", stderr(err))
+	}
+	builds := 0
+	for scanner := bufio.NewScanner(bytes.NewReader(out)); scanner.Scan(); {
+		line := scanner.Text()
+		if !regexp.MustCompile(`\bgo (build|install|test) `).MatchString(line) {
+			continue
+		}
+		builds++
+		match := tags.FindStringSubmatch(line)
+		if match == nil {
+			continue // GOFLAGS' tags
+		}
+		got := strings.Split(match[1], ",")
+		for _, tag := range want {
+			if !slices.Contains(got, tag) {
+				t.Errorf("a recipe builds without the tag %s of GOFLAGS: %s", tag, line)
+			}
+		}
+		for _, tag := range got {
+			if !slices.Contains(want, tag) && knownTags[tag] == "" {
+				t.Errorf("a recipe adds the tag %s, which may change what the programs share; if it selects files of that program alone, add it to knownTags: %s", tag, line)
+			}
+		}
+	}
+	if builds < 20 {
+		t.Fatalf("make --dry-run programs printed %d go builds; the test reads the wrong target:\n%s", builds, out)
+	}
+}
+
+// knownTags are the tags a recipe may add, each selecting files of its own
+// program alone.
+var knownTags = map[string]string{
+	"remove_all_sd":        "Prometheus: leaves out its service discoveries",
+	"enable_kubernetes_sd": "Prometheus: puts Kubernetes' back",
+	"no_btrfs":             "containerd: leaves out a snapshotter",
+	"no_devmapper":         "containerd: leaves out a snapshotter",
+	"no_zfs":               "containerd: leaves out a snapshotter",
+	"no_grpc":              "containerd's shim: leaves out its gRPC server",
+	"urfave_cli_no_docs":   "containerd: leaves out its CLI's documentation writer",
+}
+
+func stderr(err error) error {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return errors.New(err.Error() + ": " + string(exit.Stderr))
+	}
+	return err
+}
