@@ -110,7 +110,10 @@ func (cl *Cluster) Up(ctx context.Context) error {
 
 // check says what is missing before anything starts.
 func (cl *Cluster) check() error {
-	binaries := map[string]string{"ETCD": cl.Etcd, "KUBE_APISERVER": cl.KubeAPIServer, "KUBE": cl.Kube, "KWOK": cl.Kwok, "KUSTOMIZE": cl.Kustomize, "REGISTRY": cl.Registry}
+	binaries := map[string]string{
+		"ETCD": cl.Etcd, "KUBE_APISERVER": cl.KubeAPIServer, "KUBE": cl.Kube, "KWOK": cl.Kwok,
+		"KUSTOMIZE": cl.Kustomize, "REGISTRY": cl.Registry,
+	}
 	if cl.RealNodes > 0 {
 		if os.Geteuid() != 0 {
 			return errors.New("the real node needs root (bridge, mounts, cgroups); run as root, or with CLUSTER_REAL_NODES=0")
