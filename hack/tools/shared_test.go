@@ -23,9 +23,20 @@ import (
 	"golang.org/x/mod/semver"
 )
 
-// modules are the folders of the go.mod files the Makefile builds from,
-// relative to this one.
-var modules = []string{"../..", "../catalog", "../images", "cluster", "monitoring", "olm", "olmv1", "operator-sdk", "vuln"}
+// modules lists the folders of the go.mod files the Makefile builds from,
+// relative to this one: the operator's, hack/'s, and every one here.
+func modules(t *testing.T) []string {
+	t.Helper()
+	tools, err := filepath.Glob("*/go.mod")
+	if err != nil || len(tools) == 0 {
+		t.Fatalf("no module under hack/tools: %v", err)
+	}
+	dirs := []string{"../..", "../catalog", "../images"}
+	for _, file := range tools {
+		dirs = append(dirs, filepath.Dir(file))
+	}
+	return dirs
+}
 
 // apart are the modules that cannot build with the shared versions, and
 // why. A module listed here that shares them after all fails the test too,
@@ -37,21 +48,21 @@ var apart = map[string]string{
 
 // shared reports whether a module is one of those that must resolve to one
 // version across the modules: the Kubernetes libraries and controller-runtime.
-// The operator and the local cluster, which both compile most of them,
-// must also agree on every other module they both use: a package compiled
-// against another golang.org/x/net, say, is compiled again, and so is
-// everything that imports it.
 func shared(path string) bool {
 	return strings.HasPrefix(path, "k8s.io/") || path == "sigs.k8s.io/controller-runtime"
 }
 
 func TestModulesResolveTheLibrariesTheOperatorDoes(t *testing.T) {
+	dirs := modules(t)
 	resolved := map[string]map[string]string{}
-	for _, dir := range modules {
+	for _, dir := range dirs {
 		resolved[dir] = resolve(t, dir)
 	}
 	// The operator's versions, and the local cluster's for the libraries
 	// the operator does not use: both compile most of what the others do.
+	// The two must agree on every module they both use, not only the shared
+	// ones: a package compiled against another golang.org/x/net, say, is
+	// compiled again, and so is everything that imports it.
 	want := map[string]string{}
 	for _, dir := range []string{"../..", "cluster"} {
 		for path, version := range resolved[dir] {
@@ -61,7 +72,7 @@ func TestModulesResolveTheLibrariesTheOperatorDoes(t *testing.T) {
 			want[path] = version
 		}
 	}
-	for _, dir := range modules {
+	for _, dir := range dirs {
 		var differ []string
 		for path, version := range resolved[dir] {
 			if !shared(path) {
@@ -83,16 +94,18 @@ func TestModulesResolveTheLibrariesTheOperatorDoes(t *testing.T) {
 }
 
 // resolve lists the versions of the modules that the packages a module
-// builds (its own and their tests, and the programs its tools.go pins) are
-// compiled from.
+// builds (its own and their tests, and the programs its tools.go pins,
+// without theirs) are compiled from.
 func resolve(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	// The programs tools.go pins are not importable: each is listed on its
 	// own, as it is built.
 	pinned := goList(t, dir, "-e", "-tags="+buildTags(t)+",tools", "-f", `{{if eq .Name "tools"}}{{join .Imports "\n"}}{{end}}`, "./...")
+	const module = "{{with .Module}}{{.Path}} {{.Version}}{{with .Replace}} {{.Version}}{{end}}{{end}}"
 	var out strings.Builder
-	for _, packages := range append([]string{"./..."}, strings.Fields(pinned)...) {
-		out.WriteString(goList(t, dir, "-deps", "-test", "-f", "{{with .Module}}{{.Path}} {{.Version}}{{with .Replace}} {{.Version}}{{end}}{{end}}", packages))
+	out.WriteString(goList(t, dir, "-deps", "-test", "-f", module, "./..."))
+	for _, program := range strings.Fields(pinned) {
+		out.WriteString(goList(t, dir, "-deps", "-f", module, program))
 	}
 	versions := map[string]string{}
 	for _, line := range strings.Split(out.String(), "\n") {
@@ -140,7 +153,7 @@ func TestModulesBuildWithTheMakefilesGoRelease(t *testing.T) {
 	if runtime.Version() != toolchain {
 		t.Errorf("the tests run with %s, not the Makefile's %s", runtime.Version(), toolchain)
 	}
-	for _, dir := range modules {
+	for _, dir := range modules(t) {
 		path := filepath.Join(dir, "go.mod")
 		data, err := os.ReadFile(path)
 		if err != nil {
