@@ -14,8 +14,9 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 # The local cluster's programs that hack/tools/cluster pins, in one module:
 # Kubernetes (the API server, which envtest runs too, and the other
 # components in one program), CoreDNS and the registry with slim mains,
-# kwok (the kubelets of the fake nodes), the local-path-provisioner, metrics-server, and the CSI
-# sidecars beside the project's own driver. And etcd.
+# kwok (the kubelets of the fake nodes), the local-path-provisioner,
+# metrics-server, and the CSI sidecars beside the project's own driver. And
+# etcd.
 CLUSTER_MODULE = hack/tools/cluster/go.mod
 KUBERNETES_VERSION := $(call module-version,$(CLUSTER_MODULE),k8s.io/kubernetes)
 DISTRIBUTION_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/distribution/distribution/v3)
@@ -228,14 +229,14 @@ $(ENVTEST_DIR)/kubectl:
 # bundles) is set as its own release build sets it.
 .PHONY: operator-sdk
 operator-sdk: $(OPERATOR_SDK) ## Build operator-sdk.
-$(OPERATOR_SDK): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
+$(OPERATOR_SDK): $(SDK_MODULE) | $(LOCALBIN)
 	cd hack/tools/operator-sdk && $(BUILD_COST) go build \
 		-ldflags "-X github.com/operator-framework/operator-sdk/internal/version.Version=$(OPERATOR_SDK_VERSION)" \
 		-o $@ github.com/operator-framework/operator-sdk/cmd/operator-sdk
 
 .PHONY: scorecard-test
 scorecard-test: $(SCORECARD_TEST) ## Build scorecard-test, the program of the standard scorecard tests' image.
-$(SCORECARD_TEST): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
+$(SCORECARD_TEST): $(SDK_MODULE) | $(LOCALBIN)
 	cd hack/tools/operator-sdk && $(BUILD_COST) go build \
 		-o $@ github.com/operator-framework/operator-sdk/images/scorecard-test
 
