@@ -31,7 +31,7 @@ func modules(t *testing.T) []string {
 	if err != nil || len(tools) == 0 {
 		t.Fatalf("no module under hack/tools: %v", err)
 	}
-	dirs := []string{"../..", "../catalog", "../images"}
+	dirs := append(make([]string, 0, 3+len(tools)), "../..", "../catalog", "../images")
 	for _, file := range tools {
 		dirs = append(dirs, filepath.Dir(file))
 	}
