@@ -149,7 +149,7 @@ CONTAINERD_SHIM_PACKAGE = github.com/containerd/containerd/v2/cmd/containerd-shi
 CNI_PLUGINS_PACKAGES = $(foreach p,main/bridge ipam/host-local main/loopback,github.com/containernetworking/plugins/plugins/$(p)@$(CNI_PLUGINS_VERSION))
 GO_INSTALL_PACKAGES = $(KUSTOMIZE_PACKAGE) $(GOLANGCI_LINT_PACKAGE) \
 	$(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) $(CNI_PLUGINS_PACKAGES)
-GO_MODULE_DIRS = . hack/catalog hack/images $(wildcard hack/tools/*)
+GO_MODULE_DIRS = . hack/catalog hack/images $(patsubst %/go.mod,%,$(wildcard hack/tools/*/go.mod))
 
 # What make demo builds, of the above.
 DEMO_MODULE_DIRS = . hack/images hack/tools/cluster
