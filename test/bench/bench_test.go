@@ -2,9 +2,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,6 +87,30 @@ func TestControlPlaneCPU(t *testing.T) {
 	g.Expect(used).To(HaveKeyWithValue("etcd", BeNumerically(">=", spent)), "at least what was read before")
 
 	_, err = cpuSeconds(1 << 30)
+	g.Expect(err).To(HaveOccurred(), "no such process")
+}
+
+func TestTreeCPUSeconds(t *testing.T) {
+	g := NewWithT(t)
+	// A supervisor that spends nothing itself: its child spins, then
+	// sleeps, as a program a supervisor restarts would run.
+	supervisor := exec.Command("sh", "-c", `sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; sleep 30' & wait`)
+	supervisor.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	g.Expect(supervisor.Start()).To(Succeed())
+	t.Cleanup(func() {
+		_ = syscall.Kill(-supervisor.Process.Pid, syscall.SIGKILL)
+		_ = supervisor.Wait()
+	})
+	pid := supervisor.Process.Pid
+	g.Eventually(func() (float64, error) { return treeCPUSeconds(pid) }).WithTimeout(20*time.Second).
+		Should(BeNumerically(">=", 0.1), "the child's spinning counts")
+	own, err := cpuSeconds(pid)
+	g.Expect(err).NotTo(HaveOccurred())
+	tree, err := treeCPUSeconds(pid)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(own).To(BeNumerically("<", tree/2), "the supervisor's own time is not what its child spent")
+
+	_, err = treeCPUSeconds(1 << 30)
 	g.Expect(err).To(HaveOccurred(), "no such process")
 }
 
@@ -223,4 +250,65 @@ func TestByResource(t *testing.T) {
 			t.Errorf("byResource(%v) = %q, want %q", tc.counts, got, tc.want)
 		}
 	}
+}
+
+func TestBusy(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(busy(nil)).To(Succeed())
+	g.Expect(busy(map[string]map[string]int{"default": {"pods": 3, "services": 1}, "team": {"deployments": busyLimit}})).To(Succeed(),
+		"a few objects, and a namespace at the limit")
+	err := busy(map[string]map[string]int{
+		"default": {"pods": 3},
+		"peer":    {"deployments": 1000, "services": 1000},
+		"old":     {"jobs": busyLimit, "pods": 1},
+	})
+	g.Expect(err).To(MatchError(And(
+		ContainSubstring("old (jobs 100, pods 1); peer (deployments 1000, services 1000)"),
+		Not(ContainSubstring("default")), ContainSubstring("-allow-busy"))))
+}
+
+func TestDriftWarning(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(driftWarning(1)).To(BeEmpty())
+	g.Expect(driftWarning(1.09)).To(BeEmpty(), "within the limit")
+	g.Expect(driftWarning(0.92)).To(BeEmpty())
+	g.Expect(driftWarning(1.11)).To(ContainSubstring("WARNING"))
+	g.Expect(driftWarning(0.5)).To(ContainSubstring("not to be trusted"))
+}
+
+func TestPreviousOf(t *testing.T) {
+	g := NewWithT(t)
+	run := func(file, date string, n int, kinds ...string) committedRun {
+		size := sizeResult{N: n}
+		for _, k := range kinds {
+			size.Kinds = append(size.Kinds, kindResult{Kind: k, Ratio: float64(len(file))})
+		}
+		return committedRun{file: file, report: &report{Date: date, Runs: []sizeResult{size}}}
+	}
+	runs := []committedRun{
+		run("old.json", "2026-01-01T00:00:00Z", 1000, "WebServer", "Echo"),
+		run("newer.json", "2026-02-01T00:00:00Z", 1000, "Echo"),
+		run("small.json", "2026-03-01T00:00:00Z", 100, "WebServer"),
+	}
+	found, _, ok := previousOf(runs, 1000, "WebServer")
+	g.Expect(ok).To(BeTrue())
+	g.Expect(found.file).To(Equal("old.json"), "the newest with the kind at that size")
+	found, _, _ = previousOf(runs, 1000, "Echo")
+	g.Expect(found.file).To(Equal("newer.json"))
+	_, _, ok = previousOf(runs, 5000, "Echo")
+	g.Expect(ok).To(BeFalse())
+
+	var out strings.Builder
+	g.Expect(sizeResult{N: 1000, Kinds: []kindResult{{Kind: "WebServer", Ratio: 4}, {Kind: "DemoVolume"}}}.printPrevious(&out, runs)).To(Succeed())
+	g.Expect(out.String()).To(And(
+		ContainSubstring("WebServer, against old.json"), ContainSubstring("ratio to raw 8.00 -> 4.00 (x0.50)"),
+		ContainSubstring("operator s 0.00 -> 0.00 (-)"), ContainSubstring("DemoVolume: no committed run of N=1000")))
+}
+
+func TestCommittedRunsLoad(t *testing.T) {
+	g := NewWithT(t)
+	runs, err := loadRuns(filepath.Join("results"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(runs).NotTo(BeEmpty())
+	g.Expect(slices.IsSortedFunc(runs, func(a, b committedRun) int { return strings.Compare(a.report.Date, b.report.Date) })).To(BeTrue())
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,7 +17,9 @@ var controlPlane = []string{"kube-apiserver", "etcd", "kube-controller-manager",
 
 // controlPlaneCPU is the CPU time, in seconds, each control-plane process
 // of the cluster has used so far, found by the pid files the cluster
-// keeps in pidDir.
+// keeps in pidDir. A pid file may hold a supervisor's pid, which runs the
+// process as its child and starts it again when it exits, as the kubelet
+// runs a static pod: its whole tree counts.
 func controlPlaneCPU(pidDir string) (map[string]float64, error) {
 	used := make(map[string]float64, len(controlPlane))
 	for _, name := range controlPlane {
@@ -28,7 +31,7 @@ func controlPlaneCPU(pidDir string) (map[string]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the pid file of %s: %w", name, err)
 		}
-		if used[name], err = cpuSeconds(pid); err != nil {
+		if used[name], err = treeCPUSeconds(pid); err != nil {
 			return nil, fmt.Errorf("the local cluster's %s: %w", name, err)
 		}
 	}
@@ -46,21 +49,74 @@ func cpuSpent(before, after map[string]float64) map[string]float64 {
 
 // cpuSeconds is the CPU time, user and system, a process has used.
 func cpuSeconds(pid int) (float64, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := readStat(pid)
+	return st.seconds, err
+}
+
+// treeCPUSeconds is the CPU time a process and its descendants have used:
+// those alive, and those that ended and were waited for.
+func treeCPUSeconds(pid int) (float64, error) {
+	root, err := readStat(pid)
 	if err != nil {
 		return 0, err
 	}
-	// The fields after the command name, which is in parentheses: utime
-	// and stime are the 12th and 13th of them.
-	_, after, _ := strings.Cut(string(stat), ") ")
+	children := map[int][]int{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := readStat(child); err == nil {
+			children[st.parent] = append(children[st.parent], child)
+		}
+	}
+	seconds := root.seconds + root.waited
+	queue := slices.Clone(children[pid])
+	for len(queue) > 0 {
+		next := queue[0]
+		queue = append(queue[1:], children[next]...)
+		// One that ended since the listing counts in its parent's waited
+		// time, or not yet: either way, not twice.
+		if st, err := readStat(next); err == nil {
+			seconds += st.seconds + st.waited
+		}
+	}
+	return seconds, nil
+}
+
+// stat is what /proc/PID/stat says of a process's CPU time.
+type stat struct {
+	parent int
+	// seconds is its own user and system time; waited is its ended
+	// children's, those it waited for.
+	seconds, waited float64
+}
+
+func readStat(pid int) (stat, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return stat{}, err
+	}
+	// The fields after the command name, which is in parentheses: ppid is
+	// the 2nd of them, utime, stime, cutime and cstime the 12th to 15th.
+	_, after, _ := strings.Cut(string(data), ") ")
 	fields := strings.Fields(after)
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat has too few fields", pid)
+	if len(fields) < 15 {
+		return stat{}, fmt.Errorf("/proc/%d/stat has too few fields", pid)
 	}
-	utime, err := strconv.ParseFloat(fields[11], 64)
+	var ticks [4]float64
+	for i := range ticks {
+		if ticks[i], err = strconv.ParseFloat(fields[11+i], 64); err != nil {
+			return stat{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+	}
+	parent, err := strconv.Atoi(fields[1])
 	if err != nil {
-		return 0, err
+		return stat{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 	}
-	stime, err := strconv.ParseFloat(fields[12], 64)
-	return (utime + stime) / clockTicksPerSec, err
+	return stat{parent: parent, seconds: (ticks[0] + ticks[1]) / clockTicksPerSec, waited: (ticks[2] + ticks[3]) / clockTicksPerSec}, nil
 }
