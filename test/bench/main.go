@@ -53,6 +53,11 @@ type config struct {
 	// memoryLimit is the operator's container memory limit, in bytes,
 	// which it is given as the manifests give it.
 	memoryLimit int64
+	// allowBusy measures on a cluster that holds another burst's objects.
+	allowBusy bool
+	// previous is the folder of the committed runs each figure is
+	// compared with.
+	previous string
 }
 
 func main() {
@@ -85,6 +90,8 @@ func parseFlags() (config, error) {
 	flag.DurationVar(&cfg.idle, "idle", time.Minute, "How long to watch the operator idle once every object is Ready.")
 	flag.StringVar(&cfg.out, "out", "", "The JSON file to write (default bin/bench/<time>.json).")
 	flag.StringVar(&cfg.cluster, "cluster", filepath.Join("bin", "cluster"), "The local cluster's directory, where its processes' pid files are.")
+	flag.BoolVar(&cfg.allowBusy, "allow-busy", false, "Measure even when the cluster holds another burst's objects.")
+	flag.StringVar(&cfg.previous, "previous", filepath.Join("test", "bench", "results"), "The committed runs to compare each figure with.")
 	memoryLimit := flag.String("memory-limit", "", "The operator's container memory limit, such as 128Mi (default config/manager's).")
 	flag.Parse()
 	cfg.flags = flag.Args()
@@ -166,6 +173,15 @@ func bench(ctx context.Context, cfg config) error {
 		return err
 	}
 	c.pidDir = filepath.Join(cfg.cluster, "pids")
+	if !cfg.allowBusy {
+		if err := c.checkQuiet(ctx); err != nil {
+			return err
+		}
+	}
+	previous, err := loadRuns(cfg.previous)
+	if err != nil {
+		return err
+	}
 	report := newReport(cfg, kubeVersion)
 	fmt.Printf("the operator's container memory limit: %.0f MiB\n", float64(cfg.memoryLimit)/mib)
 	for _, n := range cfg.sizes {
@@ -175,6 +191,9 @@ func bench(ctx context.Context, cfg config) error {
 		}
 		report.Runs = append(report.Runs, result)
 		if err := result.print(os.Stdout); err != nil {
+			return err
+		}
+		if err := result.printPrevious(os.Stdout, previous); err != nil {
 			return err
 		}
 	}

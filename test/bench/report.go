@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,7 +64,15 @@ type kindResult struct {
 	Operator   operatorResult `json:"operator"`
 	// Ratio is the operator's time to all Ready over the baseline's.
 	Ratio float64 `json:"ratio"`
+	// BaselineAfter is the baseline run again after the operator's bursts,
+	// once their objects are gone; BaselineDrift its time over the first.
+	BaselineAfter burstResult `json:"baselineAfter"`
+	BaselineDrift float64     `json:"baselineDrift"`
 }
+
+// driftLimit is how far the two baselines of a run may differ before the
+// run says that its ratios cannot be trusted.
+const driftLimit = 0.10
 
 type operatorResult struct {
 	burstResult
@@ -190,6 +199,8 @@ func (s sizeResult) print(w io.Writer) error {
 	for _, k := range s.Kinds {
 		out.printf("%s, control plane CPU s, raw / raw+CR / with the operator:%s; operator %.1f\n",
 			k.Kind, cpuByProcess(k.Baseline.ControlPlaneCPU, k.Floor.ControlPlaneCPU, k.Operator.ControlPlaneCPU), k.Operator.CPUSeconds)
+		out.printf("%s, raw s before and after the operator: %.1f, %.1f (%+.0f%%)%s\n", k.Kind, k.Baseline.Seconds,
+			k.BaselineAfter.Seconds, (k.BaselineDrift-1)*100, driftWarning(k.BaselineDrift))
 	}
 	m := s.Memory
 	out.printf("idle %.0fs: %d writes, %d reconciles, %d objects changed%s\n",
@@ -203,6 +214,15 @@ func (s sizeResult) print(w io.Writer) error {
 			st.WebServers, st.Echoes, st.During.Seconds, st.During.P50, st.During.P99, st.Alone.Seconds, st.Alone.P50, st.Alone.P99)
 	}
 	return out.err
+}
+
+// driftWarning says, for a drift of the baseline past driftLimit, that
+// the run's ratios are not to be trusted.
+func driftWarning(drift float64) string {
+	if math.Abs(drift-1) <= driftLimit {
+		return ""
+	}
+	return fmt.Sprintf(": WARNING, more than %.0f%% apart: the cluster changed under the run, so its ratios are not to be trusted", driftLimit*100)
 }
 
 func byMethod(requests map[string]float64) string {
@@ -252,6 +272,23 @@ func load(path string) (*report, error) {
 	return r, nil
 }
 
+// kindFigures are the figures of a kind by which runs are compared.
+var kindFigures = []struct {
+	name string
+	of   func(kindResult) float64
+}{
+	{"operator s", func(k kindResult) float64 { return k.Operator.Seconds }},
+	{"ratio to raw", func(k kindResult) float64 { return k.Ratio }},
+	{"floor (raw+CR to raw)", func(k kindResult) float64 { return k.FloorRatio }},
+	{"p50 s", func(k kindResult) float64 { return k.Operator.P50 }},
+	{"p99 s", func(k kindResult) float64 { return k.Operator.P99 }},
+	{"writes/CR", func(k kindResult) float64 { return k.Operator.WritesPerCR }},
+	{"events/CR", func(k kindResult) float64 { return k.Operator.EventsPerCR }},
+	{"reconciles/CR", func(k kindResult) float64 { return k.Operator.ReconcilesPerCR }},
+	{"operator CPU s", func(k kindResult) float64 { return k.Operator.CPUSeconds }},
+	{"control plane CPU s", func(k kindResult) float64 { return total(k.Operator.ControlPlaneCPU) }},
+}
+
 // compare prints, for each size and kind both reports have, the old and
 // new figures and their ratio (new over old: below 1 is better).
 func compare(w io.Writer, oldPath, newPath string) error {
@@ -287,14 +324,9 @@ func compare(w io.Writer, oldPath, newPath string) error {
 			if j < 0 {
 				continue
 			}
-			o := b.Kinds[j]
-			row(a.N, k.Kind+" operator s", o.Operator.Seconds, k.Operator.Seconds)
-			row(a.N, k.Kind+" ratio to raw", o.Ratio, k.Ratio)
-			row(a.N, k.Kind+" floor (raw+CR to raw)", o.FloorRatio, k.FloorRatio)
-			row(a.N, k.Kind+" p99 s", o.Operator.P99, k.Operator.P99)
-			row(a.N, k.Kind+" control plane CPU s", total(o.Operator.ControlPlaneCPU), total(k.Operator.ControlPlaneCPU))
-			row(a.N, k.Kind+" writes/CR", o.Operator.WritesPerCR, k.Operator.WritesPerCR)
-			row(a.N, k.Kind+" reconciles/CR", o.Operator.ReconcilesPerCR, k.Operator.ReconcilesPerCR)
+			for _, f := range kindFigures {
+				row(a.N, k.Kind+" "+f.name, f.of(b.Kinds[j]), f.of(k))
+			}
 		}
 		row(a.N, "idle writes", float64(b.Idle.Writes), float64(a.Idle.Writes))
 		row(a.N, "peak RSS MiB", float64(b.Memory.PeakRSSBytes)/mib, float64(a.Memory.PeakRSSBytes)/mib)

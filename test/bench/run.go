@@ -77,7 +77,8 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 	leftovers := make([]string, 0, 2+2*len(cfg.kinds))
 	leftovers = append(leftovers, "bench-starvation", "bench-starvation-alone")
 	for _, k := range cfg.kinds {
-		leftovers = append(leftovers, "bench-raw-"+strings.ToLower(k.name), "bench-floor-"+strings.ToLower(k.name), "bench-"+strings.ToLower(k.name))
+		name := strings.ToLower(k.name)
+		leftovers = append(leftovers, "bench-raw-"+name, "bench-floor-"+name, "bench-"+name, "bench-raw-after-"+name)
 	}
 	for _, namespace := range leftovers {
 		if err := c.deleteNamespace(ctx, namespace); err != nil {
@@ -185,7 +186,22 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 			return res, err
 		}
 	}
-	return res, op.stop()
+	if err := op.stop(); err != nil {
+		return res, err
+	}
+
+	// The baseline again, on the cluster as quiet as the first time: when
+	// the two differ, the cluster changed under the run.
+	for i, k := range cfg.kinds {
+		fmt.Printf("N=%d %s: raw client-go again\n", n, k.name)
+		b, err := c.rawBurst(ctx, "bench-raw-after-"+strings.ToLower(k.name), n, cfg.workers, k.baseline, timeout)
+		if err != nil {
+			return res, fmt.Errorf("baseline of %s, again: %w", k.name, err)
+		}
+		res.Kinds[i].BaselineAfter = b
+		res.Kinds[i].BaselineDrift = b.Seconds / res.Kinds[i].Baseline.Seconds
+	}
+	return res, nil
 }
 
 // snapshot is what the operator has done so far.
