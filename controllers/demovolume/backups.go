@@ -11,11 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -149,21 +149,15 @@ func (r *Reconciler) backUp(ctx context.Context, dv *seedv1alpha1.DemoVolume, pv
 // there: a backup of that name that is not dv's is left alone, and no
 // other is taken in its place.
 func (r *Reconciler) take(ctx context.Context, dv *seedv1alpha1.DemoVolume, backup *snapshotv1.VolumeSnapshot, b *backups) (bool, error) {
-	err := r.Applier.Writer.Create(ctx, backup)
-	if apierrors.IsAlreadyExists(err) {
-		existing := &snapshotv1.VolumeSnapshot{}
-		if err := r.Applier.APIReader.Get(ctx, client.ObjectKeyFromObject(backup), existing); err != nil {
-			return false, fmt.Errorf("getting VolumeSnapshot %s, whose name is taken: %w", backup.Name, err)
-		}
-		if !metav1.IsControlledBy(existing, dv) {
-			b.refusal = &refusal{reasonBackupConflict, fmt.Sprintf("VolumeSnapshot %s exists and is not this DemoVolume's, "+
-				"so the operator leaves it alone and takes no backup in its place: rename or delete it", backup.Name)}
-			return false, nil
-		}
-		return true, nil
-	}
-	if err != nil {
+	created, err := r.Applier.Create(ctx, dv, backup)
+	switch {
+	case apply.IsNameConflict(err):
+		b.refusal = &refusal{reasonBackupConflict, err.Error()}
+		return false, nil
+	case err != nil:
 		return false, fmt.Errorf("taking backup %s: %w", backup.Name, err)
+	case !created:
+		return true, nil
 	}
 	b.list = append([]snapshotv1.VolumeSnapshot{*backup}, b.list...)
 	r.Applier.Recorder.Eventf(dv, backup, corev1.EventTypeNormal, reasonBackupTaken, "Create",

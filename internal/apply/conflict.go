@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -110,12 +110,15 @@ func (a *Applier) warnConflict(owner kube.Object, conflict *NameConflictError, s
 	a.Recorder.Eventf(owner, nil, corev1.EventTypeWarning, seedv1alpha1.ReasonNameConflict, "Apply", "%s", conflict.Error())
 }
 
-// reported tells whether owner's Ready condition already reports the
-// conflict: the event marks the moment it began, not every reconcile
-// that finds it again.
+// reported tells whether one of owner's conditions already reports the
+// conflict: Ready with NameConflict, or the condition of what the object
+// was for with a reason of its own (a DemoVolume's BackedUp says
+// BackupNameConflict). The event marks the moment it began, not every
+// reconcile that finds it again.
 func reported(owner kube.Object, conflict *NameConflictError) bool {
-	ready := meta.FindStatusCondition(owner.GetConditions(), seedv1alpha1.ConditionReady)
-	return ready != nil && ready.Reason == seedv1alpha1.ReasonNameConflict && strings.Contains(ready.Message, conflict.Error())
+	return slices.ContainsFunc(owner.GetConditions(), func(c metav1.Condition) bool {
+		return strings.HasSuffix(c.Reason, seedv1alpha1.ReasonNameConflict) && strings.Contains(c.Message, conflict.Error())
+	})
 }
 
 // resourceOf is the API resource of obj's kind.

@@ -44,26 +44,32 @@ func TestNameConflictError(t *testing.T) {
 func TestReported(t *testing.T) {
 	conflict := &NameConflictError{Kind: "Service", Name: "web-service", OwnerKind: "WebServer", OwnerName: "web"}
 	other := &NameConflictError{Kind: "Deployment", Name: "web", OwnerKind: "WebServer", OwnerName: "web"}
+	ready := func(reason, message string) metav1.Condition {
+		return metav1.Condition{Type: seedv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, Message: message}
+	}
 	tests := []struct {
-		name     string
-		ready    *metav1.Condition
-		reported bool
+		name       string
+		conditions []metav1.Condition
+		reported   bool
 	}{
-		{name: "no condition yet", ready: nil, reported: false},
-		{name: "another failure", ready: &metav1.Condition{Reason: seedv1alpha1.ReasonReconcileFailed, Message: conflict.Error()}, reported: false},
-		{name: "another conflict", ready: &metav1.Condition{Reason: seedv1alpha1.ReasonNameConflict, Message: other.Error()}, reported: false},
-		{name: "this conflict", ready: &metav1.Condition{Reason: seedv1alpha1.ReasonNameConflict, Message: conflict.Error()}, reported: true},
-		{name: "this conflict among others", ready: &metav1.Condition{
-			Reason: seedv1alpha1.ReasonNameConflict, Message: other.Error() + "\n" + conflict.Error(),
+		{name: "no condition yet", reported: false},
+		{name: "another failure", conditions: []metav1.Condition{ready(seedv1alpha1.ReasonReconcileFailed, conflict.Error())}, reported: false},
+		{name: "another conflict", conditions: []metav1.Condition{ready(seedv1alpha1.ReasonNameConflict, other.Error())}, reported: false},
+		{name: "this conflict", conditions: []metav1.Condition{ready(seedv1alpha1.ReasonNameConflict, conflict.Error())}, reported: true},
+		{name: "this conflict among others", conditions: []metav1.Condition{
+			ready(seedv1alpha1.ReasonNameConflict, other.Error()+"\n"+conflict.Error()),
 		}, reported: true},
+		{name: "this conflict, in the condition of what the object was for", conditions: []metav1.Condition{
+			ready("Bound", ""),
+			{Type: "BackedUp", Status: metav1.ConditionFalse, Reason: "BackupNameConflict", Message: conflict.Error()},
+		}, reported: true},
+		{name: "another condition's failure", conditions: []metav1.Condition{
+			{Type: "BackedUp", Status: metav1.ConditionFalse, Reason: "BackupFailed", Message: conflict.Error()},
+		}, reported: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws := &seedv1alpha1.WebServer{}
-			if tt.ready != nil {
-				tt.ready.Type = seedv1alpha1.ConditionReady
-				ws.Status.Conditions = []metav1.Condition{*tt.ready}
-			}
+			ws := &seedv1alpha1.WebServer{Status: seedv1alpha1.WebServerStatus{Conditions: tt.conditions}}
 			NewWithT(t).Expect(reported(ws, conflict)).To(Equal(tt.reported))
 		})
 	}
