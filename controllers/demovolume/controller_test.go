@@ -838,6 +838,32 @@ var _ = Describe("DemoVolume controller", func() {
 			Consistently(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).WithTimeout(time.Second).Should(BeEmpty())
 		})
 
+		It("leaves a user's VolumeSnapshot of a backup's name alone, and takes the backup once it is gone", func(ctx SpecContext) {
+			class := csiClass(ctx, true)
+			requested := func() *seedv1alpha1.DemoVolume {
+				dv := &seedv1alpha1.DemoVolume{
+					ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace, Annotations: map[string]string{seedv1alpha1.BackupAnnotation: "1"}},
+					Spec:       seedv1alpha1.DemoVolumeSpec{Name: "Data", Size: 1, ReclaimPolicy: seedv1alpha1.ReclaimDelete},
+				}
+				backedUp(class)(dv)
+				return dv
+			}
+			testenv.NameConflict{
+				Theirs: &snapshotv1.VolumeSnapshot{
+					ObjectMeta: metav1.ObjectMeta{Name: requestedBackupName(requested(), "1"), Namespace: namespace},
+					Spec:       snapshotv1.VolumeSnapshotSpec{Source: snapshotv1.VolumeSnapshotSource{PersistentVolumeClaimName: ptr.To("other")}},
+				},
+				Owner:     func() kube.Object { return requested() },
+				OwnerKind: "DemoVolume",
+				Start:     func(kube.Object) { bind(ctx, "data", "1Gi") },
+				Condition: seedv1alpha1.DemoVolumeBackedUp,
+				Reason:    reasonBackupConflict,
+				// No pvc-protection controller runs in envtest.
+				Free:    func(obj client.Object) { obj.SetFinalizers(nil) },
+				Collect: []client.ObjectList{&corev1.PersistentVolumeClaimList{}},
+			}.Expect(ctx, k8sClient)
+		})
+
 		It("leaves alone a VolumeSnapshot of the backup's name that is not the DemoVolume's, which takes get on VolumeSnapshots", Serial, func(ctx SpecContext) {
 			class := csiClass(ctx, true)
 			dv := create(ctx, "data", backedUp(class))

@@ -3,7 +3,9 @@ package webserver
 import (
 	. "github.com/onsi/ginkgo/v2"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -53,6 +55,27 @@ var _ = Describe("WebServer controller, when a name it would use is taken", func
 			Owner:     owner(namespace, "clash"),
 			OwnerKind: "WebServer",
 			Collect:   []client.ObjectList{&corev1.ServiceList{}},
+		}.Expect(ctx, k8sClient)
+	})
+
+	It("leaves a user's HorizontalPodAutoscaler alone", func(ctx SpecContext) {
+		namespace := env.Namespace(ctx, "webserver-conflict")
+		testenv.NameConflict{
+			Theirs: &autoscalingv2.HorizontalPodAutoscaler{
+				ObjectMeta: metav1.ObjectMeta{Name: "scaled", Namespace: namespace},
+				Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+					ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "theirs"},
+					MaxReplicas:    2,
+				},
+			},
+			Owner: func() kube.Object {
+				ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: "scaled", Namespace: namespace}}
+				ws.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}
+				ws.Spec.Autoscaling = &seedv1alpha1.WebServerAutoscaling{MaxReplicas: 3}
+				return ws
+			},
+			OwnerKind: "WebServer",
+			Collect:   []client.ObjectList{&appsv1.DeploymentList{}, &corev1.ServiceList{}},
 		}.Expect(ctx, k8sClient)
 	})
 })

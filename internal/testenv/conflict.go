@@ -33,9 +33,16 @@ type NameConflict struct {
 	Owner func() kube.Object
 	// OwnerKind is Owner's kind, as events name it.
 	OwnerKind string
-	// Free, when set, lets Theirs be deleted: it removes what holds it
-	// (such as a claim's protection finalizer, which no controller removes
-	// in envtest).
+	// Start, when set, brings a created owner to where it wants Theirs'
+	// name, as a controller envtest does not run would (a claim bound,
+	// for a DemoVolume's backup).
+	Start func(owner kube.Object)
+	// Condition and Reason are the owner's condition that reports the
+	// conflict and its reason: Ready and NameConflict unless set.
+	Condition, Reason string
+	// Free, when set, lets an object be deleted, Theirs or one collected:
+	// it removes what holds it (such as a claim's protection finalizer,
+	// which no controller removes in envtest).
 	Free func(client.Object)
 	// Collect lists the kinds of the owner's other objects, which the
 	// garbage collector deletes after it in a cluster, and the spec
@@ -44,10 +51,13 @@ type NameConflict struct {
 }
 
 // Expect checks that Theirs stays byte-for-byte as it was (the same
-// resource version and content) while the owner says NameConflict, with
-// one warning event, and after the owner is deleted; and that once Theirs
+// resource version and content) while the owner's Condition reports the
+// conflict, with one warning event, and after the owner is deleted; and that once Theirs
 // is deleted, an owner in the conflict makes its own object at once.
 func (n NameConflict) Expect(ctx context.Context, c client.Client) {
+	if n.Condition == "" {
+		n.Condition, n.Reason = seedv1alpha1.ConditionReady, seedv1alpha1.ReasonNameConflict
+	}
 	theirs := n.Theirs.DeepCopyObject().(client.Object)
 	Expect(c.Create(ctx, theirs, client.FieldOwner(userManager))).To(Succeed())
 	key := client.ObjectKeyFromObject(theirs)
@@ -78,11 +88,7 @@ func (n NameConflict) Expect(ctx context.Context, c client.Client) {
 	// Once the owner is quiet, only the watch of the conflict can bring it
 	// back.
 	n.expectUnchanged(ctx, c, theirs)
-	if n.Free != nil {
-		n.Free(theirs)
-		Expect(c.Update(ctx, theirs)).To(Succeed())
-	}
-	Expect(c.Delete(ctx, theirs, client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
+	n.delete(ctx, c, theirs)
 	Eventually(ctx, func(g Gomega) {
 		own := n.Theirs.DeepCopyObject().(client.Object)
 		g.Expect(c.Get(ctx, key, own)).To(Succeed())
@@ -90,9 +96,9 @@ func (n NameConflict) Expect(ctx context.Context, c client.Client) {
 	}).WithTimeout(10 * time.Second).Should(Succeed())
 	Eventually(ctx, func(g Gomega) {
 		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(owner), owner)).To(Succeed())
-		ready := meta.FindStatusCondition(owner.GetConditions(), seedv1alpha1.ConditionReady)
-		g.Expect(ready).NotTo(BeNil())
-		g.Expect(ready.Reason).NotTo(Equal(seedv1alpha1.ReasonNameConflict))
+		condition := meta.FindStatusCondition(owner.GetConditions(), n.Condition)
+		g.Expect(condition).NotTo(BeNil())
+		g.Expect(condition.Reason).NotTo(Equal(n.Reason))
 	}).Should(Succeed())
 }
 
@@ -102,13 +108,21 @@ func (n NameConflict) collect(ctx context.Context, c client.Client, owner client
 	for _, list := range n.Collect {
 		Expect(c.List(ctx, list, client.InNamespace(owner.GetNamespace()))).To(Succeed())
 		Expect(meta.EachListItem(list, func(item runtime.Object) error {
-			obj, _ := item.(client.Object)
-			if !metav1.IsControlledBy(obj, owner) {
-				return nil
+			if obj, _ := item.(client.Object); metav1.IsControlledBy(obj, owner) {
+				n.delete(ctx, c, obj)
 			}
-			return c.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+			return nil
 		})).To(Succeed())
 	}
+}
+
+// delete frees obj (Free) and deletes it.
+func (n NameConflict) delete(ctx context.Context, c client.Client, obj client.Object) {
+	if n.Free != nil {
+		n.Free(obj)
+		Expect(c.Update(ctx, obj)).To(Succeed())
+	}
+	Expect(c.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
 }
 
 // createInConflict creates the owner and waits until it reports the
@@ -116,9 +130,12 @@ func (n NameConflict) collect(ctx context.Context, c client.Client, owner client
 func (n NameConflict) createInConflict(ctx context.Context, c client.Client, name string) kube.Object {
 	owner := n.Owner()
 	Expect(c.Create(ctx, owner)).To(Succeed())
-	ExpectCondition(ctx, c, owner, seedv1alpha1.ConditionReady, metav1.ConditionFalse, seedv1alpha1.ReasonNameConflict)
-	ready := meta.FindStatusCondition(owner.GetConditions(), seedv1alpha1.ConditionReady)
-	Expect(ready.Message).To(And(ContainSubstring(name), ContainSubstring("rename the "+n.OwnerKind), ContainSubstring("delete or rename")))
+	if n.Start != nil {
+		n.Start(owner)
+	}
+	ExpectCondition(ctx, c, owner, n.Condition, metav1.ConditionFalse, n.Reason)
+	condition := meta.FindStatusCondition(owner.GetConditions(), n.Condition)
+	Expect(condition.Message).To(And(ContainSubstring(name), ContainSubstring("rename the "+n.OwnerKind), ContainSubstring("delete or rename")))
 	return owner
 }
 
