@@ -52,6 +52,11 @@ var _ = Describe("Random chaos", Label("chaos"), Serial, func() {
 
 			start := time.Now()
 			Expect(kills.leaders).To(BeNumerically(">=", 1), "no leader was killed: CHAOS_DURATION must leave time for a kill")
+			AddReportEntry("takeovers", fmt.Sprint(kills.takeovers))
+			GinkgoWriter.Printf("Random chaos: a replica led again %v after each leader's kill\n", kills.takeovers)
+			for _, takeover := range kills.takeovers {
+				expectTakeoverBound(takeover)
+			}
 			expectAllReady(ctx, c.live)
 			report := fmt.Sprintf("%s, seed %d: %d replicas killed (%d leading); %d created, %d edited, %d deleted, %d Deployments scaled behind the operator's back; the %d live resources all Ready %.1fs after the client stopped",
 				duration, seed, kills.total, kills.leaders, c.created, c.edited, c.deleted, c.scaled, len(c.live), time.Since(start).Seconds())
@@ -89,8 +94,12 @@ func chaosDuration() time.Duration {
 	return d
 }
 
-// killCount counts the replicas killRandomly killed.
-type killCount struct{ total, leaders int }
+// killCount counts the replicas killRandomly killed, and how long after
+// each leader's kill another replica led.
+type killCount struct {
+	total, leaders int
+	takeovers      []time.Duration
+}
 
 // killRandomly kills the leader, then a replica picked by rng, every 10
 // to 40 s for duration. Each replica's supervisor starts it again, as the
@@ -122,10 +131,12 @@ func killRandomly(ctx context.Context, rng *rand.Rand, duration time.Duration) k
 		}
 		leading := r.isLeader()
 		By(fmt.Sprintf("killing %s (leading: %t)", r.name, leading))
+		killedAt := time.Now()
 		r.kill()
 		k.total++
 		if leading {
 			k.leaders++
+			k.takeovers = append(k.takeovers, takeoverAfter(ctx, killedAt).Round(10*time.Millisecond))
 		}
 	}
 }
