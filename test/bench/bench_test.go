@@ -102,6 +102,13 @@ func TestTreeCPUSeconds(t *testing.T) {
 		_ = supervisor.Wait()
 	})
 	pid := supervisor.Process.Pid
+	treeCPUSeconds := func(pid int) (float64, error) {
+		processes, err := listProcesses()
+		if err != nil {
+			return 0, err
+		}
+		return processes.treeCPUSeconds(pid)
+	}
 	g.Eventually(func() (float64, error) { return treeCPUSeconds(pid) }).WithTimeout(20*time.Second).
 		Should(BeNumerically(">=", 0.1), "the child's spinning counts")
 	own, err := cpuSeconds(pid)

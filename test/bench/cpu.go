@@ -21,6 +21,10 @@ var controlPlane = []string{"kube-apiserver", "etcd", "kube-controller-manager",
 // process as its child and starts it again when it exits, as the kubelet
 // runs a static pod: its whole tree counts.
 func controlPlaneCPU(pidDir string) (map[string]float64, error) {
+	processes, err := listProcesses()
+	if err != nil {
+		return nil, err
+	}
 	used := make(map[string]float64, len(controlPlane))
 	for _, name := range controlPlane {
 		data, err := os.ReadFile(filepath.Join(pidDir, name))
@@ -31,7 +35,7 @@ func controlPlaneCPU(pidDir string) (map[string]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the pid file of %s: %w", name, err)
 		}
-		if used[name], err = treeCPUSeconds(pid); err != nil {
+		if used[name], err = processes.treeCPUSeconds(pid); err != nil {
 			return nil, fmt.Errorf("the local cluster's %s: %w", name, err)
 		}
 	}
@@ -53,18 +57,17 @@ func cpuSeconds(pid int) (float64, error) {
 	return st.seconds, err
 }
 
-// treeCPUSeconds is the CPU time a process and its descendants have used:
-// those alive, and those that ended and were waited for.
-func treeCPUSeconds(pid int) (float64, error) {
-	root, err := readStat(pid)
-	if err != nil {
-		return 0, err
-	}
-	children := map[int][]int{}
+// processes are the host's processes, as the children of each: one
+// listing of /proc serves every tree read from it.
+type processes map[int][]int
+
+// listProcesses lists the host's processes by parent.
+func listProcesses() (processes, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
+	children := processes{}
 	for _, e := range entries {
 		child, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -74,13 +77,23 @@ func treeCPUSeconds(pid int) (float64, error) {
 			children[st.parent] = append(children[st.parent], child)
 		}
 	}
+	return children, nil
+}
+
+// treeCPUSeconds is the CPU time a process and its descendants have used:
+// those alive, and those that ended and were waited for. Each is read
+// after the listing: one that ended since counts in its parent's waited
+// time, or not yet, and either way not twice.
+func (p processes) treeCPUSeconds(pid int) (float64, error) {
+	root, err := readStat(pid)
+	if err != nil {
+		return 0, err
+	}
 	seconds := root.seconds + root.waited
-	queue := slices.Clone(children[pid])
+	queue := slices.Clone(p[pid])
 	for len(queue) > 0 {
 		next := queue[0]
-		queue = append(queue[1:], children[next]...)
-		// One that ended since the listing counts in its parent's waited
-		// time, or not yet: either way, not twice.
+		queue = append(queue[1:], p[next]...)
 		if st, err := readStat(next); err == nil {
 			seconds += st.seconds + st.waited
 		}
