@@ -6,9 +6,10 @@
 #
 # A run that passes writes the digest of what the targets reach to
 # FUZZED (test/fuzzed.sum): the operator's Go files that the controllers'
-# packages and their tests import, go.sum, the CRDs and the corpora. "changed" tells whether the digest
-# differs from FUZZED, that is, whether the code has changed since it was
-# last fuzzed; "digest" prints it. Neither compiles anything.
+# packages and their tests import, go.sum, the CRDs and the corpora.
+# "changed" tells whether the digest differs from FUZZED, that is, whether
+# the code has changed since it was last fuzzed; "digest" prints it.
+# Neither compiles anything.
 #
 # usage: fuzz.sh build|run|changed|digest
 set -euo pipefail

@@ -52,8 +52,9 @@ type NameConflict struct {
 
 // Expect checks that Theirs stays byte-for-byte as it was (the same
 // resource version and content) while the owner's Condition reports the
-// conflict, with one warning event, and after the owner is deleted; and that once Theirs
-// is deleted, an owner in the conflict makes its own object at once.
+// conflict, with one warning event, and after the owner is deleted; and
+// that once Theirs is deleted, an owner in the conflict makes its own
+// object at once.
 func (n NameConflict) Expect(ctx context.Context, c client.Client) {
 	if n.Condition == "" {
 		n.Condition, n.Reason = seedv1alpha1.ConditionReady, seedv1alpha1.ReasonNameConflict
