@@ -19,6 +19,30 @@ const (
 	Kwok      = kwokName
 )
 
+// The components the cluster starts again itself when they exit, as the
+// kubelet restarts a static pod's container: Started tells when it last
+// did.
+const (
+	ControllerManager = controllerManagerName
+	Scheduler         = schedulerName
+)
+
+// Started is when the supervisor of the controller manager or the
+// scheduler last started it.
+func (cl *Cluster) Started(name string) (time.Time, error) {
+	var p process
+	switch name {
+	case ControllerManager:
+		p = cl.controllerManager()
+	case Scheduler:
+		p = cl.scheduler()
+	default:
+		return time.Time{}, fmt.Errorf("%q is not started again by the cluster: only %s and %s are", name, ControllerManager, Scheduler)
+	}
+	_, started, err := cl.ps.supervision(p)
+	return started, err
+}
+
 // Kill ends a component of the running cluster at once (SIGKILL), as a
 // crash would, and waits until it is gone; Restart brings it back.
 func (cl *Cluster) Kill(name string) error {

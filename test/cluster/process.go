@@ -93,18 +93,28 @@ func (ps processes) signature(p process) string {
 // restarts is how many times the supervisor restarted p, or -1 when p is
 // not supervised or has not started.
 func (ps processes) restarts(p process) int {
-	if !p.supervised {
-		return -1
-	}
-	data, err := os.ReadFile(ps.restartsFile(p.name))
-	if err != nil {
-		return -1
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	n, _, err := ps.supervision(p)
 	if err != nil {
 		return -1
 	}
 	return n
+}
+
+// supervision reads what the supervisor of p records: how many times it
+// restarted p, and when it last started it.
+func (ps processes) supervision(p process) (restarts int, started time.Time, err error) {
+	if !p.supervised {
+		return 0, time.Time{}, fmt.Errorf("%s is not supervised", p.name)
+	}
+	data, err := os.ReadFile(ps.restartsFile(p.name))
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	var seconds float64
+	if _, err := fmt.Sscan(string(data), &restarts, &seconds); err != nil {
+		return 0, time.Time{}, fmt.Errorf("reading %s: %w", ps.restartsFile(p.name), err)
+	}
+	return restarts, time.Unix(0, int64(seconds*float64(time.Second))), nil
 }
 
 // pid is the pid of the process when it runs, and 0 otherwise. A pid file

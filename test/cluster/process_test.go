@@ -27,12 +27,17 @@ func TestSupervisedProcessRestartsAfterBackOff(t *testing.T) {
 
 	g.Eventually(func() int { return ps.restarts(p) }).WithTimeout(5 * time.Second).Should(Equal(2))
 	started := time.Now()
+	_, secondRun, err := ps.supervision(p)
+	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(readFile(runs)).To(Equal("run\nrun\n"), "not started again at once after its first exit")
 	g.Expect(ps.pid(p)).NotTo(BeZero(), "the supervisor runs on")
 	g.Consistently(func() string { return readFile(runs) }).WithTimeout(8*time.Second-time.Since(started)).
 		Should(Equal("run\nrun\n"), "started again before its back-off")
 	g.Eventually(func() string { return readFile(runs) }).WithTimeout(10 * time.Second).Should(Equal("run\nrun\nrun\n"))
 	g.Expect(ps.restarts(p)).To(Equal(2), "the third run is still running")
+	_, thirdRun, err := ps.supervision(p)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(thirdRun.Sub(secondRun)).To(BeNumerically("~", 10*time.Second, time.Second), "the third run's start, after the back-off")
 	g.Expect(readFile(ps.log(p.name))).To(MatchRegexp(`supervise: sh exited with 3 at \d+\.\d+ after 0s; restart 1 in 0s`))
 
 	g.Expect(ps.stop(p, 5*time.Second)).To(Succeed())

@@ -3,19 +3,20 @@
 # whenever it exits, after the kubelet's restart back-off for a container:
 # at once the first time, then after 10 s, doubled at each exit up to 5
 # minutes, and at once again after a run of 10 minutes. The file RESTARTS
-# holds how many times it was restarted. Each exit is logged with its time
-# (seconds since the epoch). SIGTERM stops the command, then the
-# supervision.
+# holds how many times it was restarted and when it was last started
+# (seconds since the epoch). Each exit is logged with its time. SIGTERM
+# stops the command, then the supervision.
 set -u
 restarts_file=$1
 shift
 restarts=0
 delay=0
 child=
-echo "$restarts" >"$restarts_file"
 trap '[[ -n $child ]] && kill -TERM "$child" 2>/dev/null; wait; exit 0' TERM INT
 while :; do
   started=$SECONDS
+  started_at=$EPOCHREALTIME
+  echo "$restarts $started_at" >"$restarts_file"
   "$@" &
   child=$!
   wait "$child"
@@ -27,7 +28,7 @@ while :; do
     delay=0
   fi
   restarts=$((restarts + 1))
-  echo "$restarts" >"$restarts_file"
+  echo "$restarts $started_at" >"$restarts_file"
   echo "supervise: $1 exited with $status at $exited after ${ran}s; restart $restarts in ${delay}s" >&2
   # In the background, so that SIGTERM ends the wait at once.
   sleep "$delay" &
