@@ -63,6 +63,7 @@ var _ = Describe("Conflicts", Label("chaos"), Serial, func() {
 				s.specEdits.Load(), s.ownedEdits.Load(), stormFor, seed, s.conflicts.Load(), len(s.objects()), converged.Seconds(), int(errors))
 			AddReportEntry("conflict storm", report)
 			GinkgoWriter.Println("Conflict storm: " + report)
+			expectReadyWithin(converged, "the storm")
 
 			By("reconcile errors bounded by the edits, and none once converged")
 			Expect(errors).To(BeNumerically("<=", s.specEdits.Load()+s.ownedEdits.Load()))

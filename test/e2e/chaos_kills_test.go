@@ -46,7 +46,7 @@ var _ = Describe("Random chaos", Label("chaos"), Serial, func() {
 				defer close(churned)
 				c.run(ctx, stop)
 			}()
-			kills := killRandomly(ctx, rand.New(rand.NewPCG(seed, 1)), duration)
+			kills := killRandomly(ctx, rand.New(rand.NewPCG(seed, 1)), duration, c.namespace)
 			close(stop)
 			Eventually(churned).WithTimeout(time.Minute).Should(BeClosed())
 
@@ -58,10 +58,13 @@ var _ = Describe("Random chaos", Label("chaos"), Serial, func() {
 				expectTakeoverBound(takeover)
 			}
 			expectAllReady(ctx, c.live)
-			report := fmt.Sprintf("%s, seed %d: %d replicas killed (%d leading); %d created, %d edited, %d deleted, %d Deployments scaled behind the operator's back; the %d live resources all Ready %.1fs after the client stopped",
-				duration, seed, kills.total, kills.leaders, c.created, c.edited, c.deleted, c.scaled, len(c.live), time.Since(start).Seconds())
+			converged := time.Since(start)
+			report := fmt.Sprintf("%s, seed %d: %d replicas killed (%d leading), with %v resources not yet Ready at each kill; %d created, %d edited, %d deleted, %d Deployments scaled behind the operator's back; the %d live resources all Ready %.1fs after the client stopped",
+				duration, seed, kills.total, kills.leaders, kills.inProgress, c.created, c.edited, c.deleted, c.scaled, len(c.live), converged.Seconds())
 			AddReportEntry("random chaos", report)
 			GinkgoWriter.Println("Random chaos: " + report)
+			expectReadyWithin(converged, "the killing and the client stopped")
+			Expect(kills.inProgress).NotTo(ContainElement(0), "a kill that hit no work in progress")
 
 			By("every live resource owning exactly its objects, as its spec says, and nothing owned by a deleted one")
 			expectOwnedExactly(ctx, c)
@@ -94,18 +97,22 @@ func chaosDuration() time.Duration {
 	return d
 }
 
-// killCount counts the replicas killRandomly killed, and how long after
-// each leader's kill another replica led.
+// killCount counts the replicas killRandomly killed, how long after each
+// leader's kill another replica led, and how many resources were not yet
+// Ready as each kill began.
 type killCount struct {
 	total, leaders int
 	takeovers      []time.Duration
+	inProgress     []int
 }
 
 // killRandomly kills the leader, then a replica picked by rng, every 10
-// to 40 s for duration. Each replica's supervisor starts it again, as the
-// kubelet restarts a container that died, with its back-off: a replica
-// still waiting to be started again when it is picked is left alone.
-func killRandomly(ctx context.Context, rng *rand.Rand, duration time.Duration) killCount {
+// to 40 s for duration, each time once a resource of namespace is not yet
+// Ready (or after 10 s), so that a kill lands while work is in progress.
+// Each replica's supervisor starts it again, as the kubelet restarts a
+// container that died, with its back-off: a replica still waiting to be
+// started again when it is picked is left alone.
+func killRandomly(ctx context.Context, rng *rand.Rand, duration time.Duration, namespace string) killCount {
 	var k killCount
 	deadline := time.Now().Add(duration)
 	for {
@@ -129,11 +136,18 @@ func killRandomly(ctx context.Context, rng *rand.Rand, duration time.Duration) k
 			By(fmt.Sprintf("leaving %s, which waits out its restart back-off, alone", r.name))
 			continue
 		}
+		inProgress := 0
+		for deadline := time.Now().Add(10 * time.Second); inProgress == 0 && time.Now().Before(deadline); {
+			if inProgress = notReadyIn(ctx, namespace); inProgress == 0 {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
 		leading := r.isLeader()
-		By(fmt.Sprintf("killing %s (leading: %t)", r.name, leading))
+		By(fmt.Sprintf("killing %s (leading: %t) with %d resources not yet Ready", r.name, leading, inProgress))
 		killedAt := time.Now()
 		r.kill()
 		k.total++
+		k.inProgress = append(k.inProgress, inProgress)
 		if leading {
 			k.leaders++
 			k.takeovers = append(k.takeovers, takeoverAfter(ctx, killedAt).Round(10*time.Millisecond))

@@ -87,6 +87,7 @@ var _ = Describe("Network cut", Label("chaos"), Serial, func() {
 				cutFor, gaveUp.Seconds(), acquired.Sub(cutAt).Seconds(), acquired.Sub(exitedAt).Seconds(), len(objs), converged.Seconds())
 			AddReportEntry("network cut", report)
 			GinkgoWriter.Println("Network cut: " + report)
+			expectReadyWithin(converged, "the cut healed")
 		})
 })
 

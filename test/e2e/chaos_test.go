@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -137,12 +138,16 @@ type recovery struct {
 	down      time.Duration
 	// killed and back are when the component was killed and answered
 	// again; controllers, when the controller manager and the scheduler
-	// both led again after the kill (zero if neither left).
-	killed, back, controllers time.Time
+	// both led again after the kill (zero if neither left); restarted,
+	// when the cluster last started either again after the kill, once its
+	// restart back-off was waited out (zero if neither exited).
+	killed, back, controllers, restarted time.Time
 	// owned and converged are the times from back to every owned object
 	// made and to every resource Ready.
 	owned, converged time.Duration
-	resources        int
+	// resources is how many there were, inProgress how many were not yet
+	// Ready when the component was killed.
+	resources, inProgress int
 }
 
 // outage kills component for down while the operator reconciles objs, the
@@ -153,6 +158,7 @@ func outage(ctx context.Context, controlPlane *cluster.Cluster, component string
 ) recovery {
 	rec := recovery{component: component, down: down, resources: len(objs)}
 	By(fmt.Sprintf("killing %s for %s while the operator reconciles them", component, down))
+	rec.inProgress = notReadyIn(ctx, namespace)
 	rec.killed = time.Now()
 	Expect(controlPlane.Kill(component)).To(Succeed())
 	time.Sleep(down)
@@ -165,7 +171,22 @@ func outage(ctx context.Context, controlPlane *cluster.Cluster, component string
 	expectAllReady(ctx, objs)
 	rec.converged = time.Since(rec.back)
 	rec.controllers = controlPlaneLed(ctx, rec.killed)
+	rec.restarted = controlPlaneRestarted(controlPlane, rec.killed)
 	return rec
+}
+
+// controlPlaneRestarted is when the cluster last started the controller
+// manager or the scheduler again since since, or zero if it did not.
+func controlPlaneRestarted(controlPlane *cluster.Cluster, since time.Time) time.Time {
+	var restarted time.Time
+	for _, name := range []string{cluster.ControllerManager, cluster.Scheduler} {
+		started, err := controlPlane.Started(name)
+		Expect(err).NotTo(HaveOccurred())
+		if started.After(since) && started.After(restarted) {
+			restarted = started
+		}
+	}
+	return restarted
 }
 
 // restartKwok starts kwok again once the control plane is back. A kubelet
@@ -246,23 +267,42 @@ func boundAt(pod *corev1.Pod) time.Time {
 }
 
 func (r recovery) String() string {
-	return fmt.Sprintf("%s killed for %s, back (ready) %.1fs after the kill; from its return, every owned object was made at %.1fs, "+
-		"the controller manager and the scheduler both led again at %s, and all %d resources were Ready at %.1fs",
-		r.component, r.down, r.back.Sub(r.killed).Seconds(), r.owned.Seconds(), sinceOrNone(r.back, r.controllers), r.resources, r.converged.Seconds())
+	return fmt.Sprintf("%s killed for %s with %d of %d resources not yet Ready, back (ready) %.1fs after the kill; from its return, every owned object was made at %.1fs, "+
+		"the controller manager or the scheduler was last started again at %s, both led again at %s, and all resources were Ready at %.1fs",
+		r.component, r.down, r.inProgress, r.resources, r.back.Sub(r.killed).Seconds(), r.owned.Seconds(),
+		sinceOrNone(r.back, r.restarted), sinceOrNone(r.back, r.controllers), r.converged.Seconds())
 }
 
-// expectWithinBounds checks that every owned object was made within
-// recoverWithin of the component's return, and every resource Ready within
-// recoverWithin of the control plane's. Pods are made, scheduled and
-// counted ready only once the controller manager and the scheduler lead
-// again, which, when the outage made them exit, is up to their restart
-// back-off and lease duration after the return.
+// expectWithinBounds checks that the outage began while resources were
+// still being made, that every owned object was made within recoverWithin
+// of the component's return, that the control plane led again within
+// controlPlaneWithin of the later of the return and its last restart, and
+// that every resource was Ready within recoverWithin of the control
+// plane's return. Pods are made, scheduled and counted ready only once the
+// controller manager and the scheduler lead again; one that the outage
+// made exit is started again after the kubelet's restart back-off, which
+// doubles with each exit and is printed, not bounded.
 func (r recovery) expectWithinBounds() {
 	GinkgoHelper()
-	By("every owned object made within 30 s of the return, every resource Ready within 30 s of the control plane's")
+	By("killed mid-burst; every owned object made within 30 s of the return, the control plane leading within 30 s of its own, every resource Ready within 30 s of that")
+	Expect(r.inProgress).To(BeNumerically(">", 0), "every resource was Ready when %s was killed: the outage hit no work", r.component)
 	Expect(r.owned).To(BeNumerically("<=", recoverWithin), "every owned object made after the return")
+	if !r.controllers.IsZero() {
+		cleared := r.back
+		if r.restarted.After(cleared) {
+			cleared = r.restarted
+		}
+		Expect(r.controllers.Sub(cleared)).To(BeNumerically("<=", controlPlaneWithin),
+			"the controller manager and the scheduler leading again after the return, or after their restart if later")
+	}
 	Expect(r.converged-max(0, r.controllers.Sub(r.back))).To(BeNumerically("<=", recoverWithin), "all Ready after the control plane's return")
 }
+
+// controlPlaneWithin bounds the time from a control-plane component's
+// return, or from the later restart of the controller manager or the
+// scheduler, to both leading again: a new run takes a lease that its dead
+// predecessor stopped renewing before the outage ended.
+const controlPlaneWithin = 30 * time.Second
 
 // recoverWithin bounds the time from a control-plane component's return to
 // every owned object made, and from the control plane's return (the
@@ -271,6 +311,17 @@ func (r recovery) expectWithinBounds() {
 // reconnect), and its leader, restarted after a lost lease, takes it back
 // as the same identity.
 const recoverWithin = 30 * time.Second
+
+// readyWithin bounds the time from a fault's end (the killing stopped, the
+// cut healed, the storm over) to every resource Ready.
+const readyWithin = time.Minute
+
+// expectReadyWithin checks converged, the time from a fault's end to every
+// resource Ready, against readyWithin.
+func expectReadyWithin(converged time.Duration, fault string) {
+	GinkgoHelper()
+	Expect(converged).To(BeNumerically("<=", readyWithin), "every resource Ready after %s", fault)
+}
 
 // convergeWithin is how long the chaos specs wait for every resource to be
 // Ready: longer than the bounds they assert, so that the time it took is
@@ -286,17 +337,44 @@ func expectAllReady(ctx context.Context, objs []kube.Object) {
 		var notReady []string
 		for _, obj := range objs {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
-			ready := meta.FindStatusCondition(obj.GetConditions(), seedv1alpha1.ConditionReady)
-			switch {
-			case ready == nil:
-				notReady = append(notReady, fmt.Sprintf("%T %s: no Ready condition", obj, obj.GetName()))
-			case ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != obj.GetGeneration():
-				notReady = append(notReady, fmt.Sprintf("%T %s: Ready=%s for generation %d of %d, %s: %s",
-					obj, obj.GetName(), ready.Status, ready.ObservedGeneration, obj.GetGeneration(), ready.Reason, ready.Message))
+			if why := unready(obj); why != "" {
+				notReady = append(notReady, fmt.Sprintf("%T %s: %s", obj, obj.GetName(), why))
 			}
 		}
 		g.Expect(notReady).To(BeEmpty(), "%d of %d resources not Ready", len(notReady), len(objs))
 	}).WithTimeout(convergeWithin).WithPolling(2 * time.Second).Should(Succeed())
+}
+
+// unready says why obj is not Ready for its generation, or "" if it is.
+func unready(obj kube.Object) string {
+	ready := meta.FindStatusCondition(obj.GetConditions(), seedv1alpha1.ConditionReady)
+	switch {
+	case ready == nil:
+		return "no Ready condition"
+	case ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != obj.GetGeneration():
+		return fmt.Sprintf("Ready=%s for generation %d of %d, %s: %s",
+			ready.Status, ready.ObservedGeneration, obj.GetGeneration(), ready.Reason, ready.Message)
+	}
+	return ""
+}
+
+// notReadyIn counts the custom resources of namespace, of every kind, not
+// Ready for their generation and not being deleted: the work in progress.
+func notReadyIn(ctx context.Context, namespace string) int {
+	n := 0
+	for _, list := range []client.ObjectList{
+		&seedv1alpha1.EchoList{}, &seedv1alpha1.ScheduledEchoList{}, &seedv1alpha1.ImmortalContainerList{},
+		&seedv1alpha1.WebServerList{}, &seedv1alpha1.DemoVolumeList{},
+	} {
+		Expect(k8sClient.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+		Expect(meta.EachListItem(list, func(item runtime.Object) error {
+			if obj, _ := item.(kube.Object); obj.GetDeletionTimestamp() == nil && unready(obj) != "" {
+				n++
+			}
+			return nil
+		})).To(Succeed())
+	}
+	return n
 }
 
 // burst creates perKind copies of every kind's sample in namespace, as
