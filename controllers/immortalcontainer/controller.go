@@ -104,7 +104,9 @@ func (r *Reconciler) currentPod(ctx context.Context, ic *seedv1alpha1.ImmortalCo
 
 // start creates a new pod, unless pods have been ending so soon after they
 // started that the back-off asks to wait; then it comes back when the wait
-// is over.
+// is over. A pod started in place of one the ImmortalContainer replaced is
+// its own decision; only one in place of a pod someone else deleted puts
+// back what they did (a repair).
 func (r *Reconciler) start(
 	ctx context.Context, ic *seedv1alpha1.ImmortalContainer, desired *corev1ac.PodApplyConfiguration,
 ) (*corev1.Pod, ctrl.Result, error) {
@@ -114,12 +116,38 @@ func (r *Reconciler) start(
 			"Pods keep ending soon after they start; the next one starts at %s", next.UTC().Format(time.RFC3339))
 		return nil, ctrl.Result{RequeueAfter: wait}, nil
 	}
+	var opts []apply.ApplyOption
+	deliberate, err := r.replacing(ctx, ic)
+	if err != nil {
+		return nil, ctrl.Result{}, err
+	}
+	if deliberate {
+		opts = append(opts, apply.Deliberate())
+	}
 	pod := &corev1.Pod{}
-	if err := r.Applier.Apply(ctx, ic, desired, pod); err != nil {
+	if err := r.Applier.Apply(ctx, ic, desired, pod, opts...); err != nil {
 		return nil, ctrl.Result{}, err
 	}
 	recordStart(ic, pod)
 	return pod, ctrl.Result{}, nil
+}
+
+// replacing tells whether the ImmortalContainer is replacing its pod (it
+// ended, or ran an earlier spec) or waiting to start the next, as its
+// status says. The reconcile that deleted the pod wrote so just before,
+// and the cache may not hold that yet: when its copy does not say so, and
+// the pod to start would otherwise be a repair, the API server's does.
+func (r *Reconciler) replacing(ctx context.Context, ic *seedv1alpha1.ImmortalContainer) (bool, error) {
+	if replacing(ic) || !kube.SpecApplied(ic) {
+		return replacing(ic), nil
+	}
+	// By a list of its name: the operator may list ImmortalContainers, as
+	// its cache does, and needs no more.
+	live := &seedv1alpha1.ImmortalContainerList{}
+	if err := r.Applier.APIReader.List(ctx, live, client.InNamespace(ic.Namespace), client.MatchingFields{"metadata.name": ic.Name}); err != nil {
+		return false, fmt.Errorf("reading ImmortalContainer %s: %w", ic.Name, err)
+	}
+	return len(live.Items) == 1 && replacing(&live.Items[0]), nil
 }
 
 // replace deletes the pod so that a new one can take its name. The UID

@@ -287,13 +287,14 @@ var _ = Describe("ImmortalContainer controller", func() {
 		expectEvent(ctx, "app", "Repaired", "Replacing pod app-immortalpod, whose spec kubectl-patch changed")
 	})
 
-	DescribeTable("replaces a pod that ends",
+	DescribeTable("replaces a pod that ends, as its own decision rather than a repair",
 		func(ctx SpecContext, phase corev1.PodPhase, eventType string) {
-			create(ctx, "app")
+			ic := create(ctx, "app")
 			first := podAfter(ctx, "app", "")
 			expectStarts(ctx, "app", first, 1)
 			setPodStatus(ctx, "app", running(corev1.ConditionTrue))
 			expectReady(ctx, "app", metav1.ConditionTrue, reasonPodReady)
+			repairs := testenv.Counted("seed_drift_repairs_total", map[string]string{"kind": "Pod"})
 
 			setPodStatus(ctx, "app", ended(phase))
 
@@ -303,10 +304,35 @@ var _ = Describe("ImmortalContainer controller", func() {
 			expectEvent(ctx, "app", reasonPodEnded, "Pod app-immortalpod ended ("+string(phase)+"); starting a new one")
 			Expect(eventTypes(ctx, Default, reasonPodEnded)).To(ConsistOf(eventType))
 			expectReady(ctx, "app", metav1.ConditionFalse, reasonPodPending)
+			Eventually(ctx, func(g Gomega) int32 { return testenv.EventCount(ctx, g, k8sClient, ic, apply.ReasonCreated) }).
+				Should(BeEquivalentTo(2), "the first pod and its replacement")
+			Expect(testenv.EventReasons(ctx, k8sClient, ic)).NotTo(ContainElement(apply.ReasonRecreated))
+			Expect(testenv.Counted("seed_drift_repairs_total", map[string]string{"kind": "Pod"})).To(Equal(repairs), "drift repairs counted")
 		},
 		Entry("succeeded", corev1.PodSucceeded, corev1.EventTypeNormal),
 		Entry("failed", corev1.PodFailed, corev1.EventTypeWarning),
 	)
+
+	It("is still replacing a pod that ended while it terminates, and starts the next as its own decision", func(ctx SpecContext) {
+		ic := create(ctx, "app")
+		first := podAfter(ctx, "app", "")
+		expectStarts(ctx, "app", first, 1)
+		testenv.Update(ctx, k8sClient, first, func(p *corev1.Pod) { p.Finalizers = append(p.Finalizers, holdPods) })
+
+		setPodStatus(ctx, "app", ended(corev1.PodFailed))
+		Eventually(ctx, func(g Gomega) *metav1.Time {
+			held := &corev1.Pod{}
+			g.Expect(k8sClient.Get(ctx, podKey("app"), held)).To(Succeed())
+			return held.DeletionTimestamp
+		}).ShouldNot(BeNil(), "deleted by the operator, held by a finalizer")
+		expectReady(ctx, "app", metav1.ConditionFalse, reasonPodReplacing)
+
+		testenv.Update(ctx, k8sClient, first, func(p *corev1.Pod) { p.Finalizers = nil })
+		expectStarts(ctx, "app", podAfter(ctx, "app", first.UID), 2)
+		Eventually(ctx, func(g Gomega) int32 { return testenv.EventCount(ctx, g, k8sClient, ic, apply.ReasonCreated) }).
+			Should(BeEquivalentTo(2))
+		Expect(testenv.EventReasons(ctx, k8sClient, ic)).NotTo(ContainElement(apply.ReasonRecreated))
+	})
 
 	It("waits longer before each new pod while pods keep ending soon after they start", func(ctx SpecContext) {
 		create(ctx, "app")
@@ -341,7 +367,9 @@ var _ = Describe("ImmortalContainer controller", func() {
 		Expect(third.CreationTimestamp.Time).To(BeTemporally(">=", next))
 		expectStarts(ctx, "app", third, 3)
 		expectReady(ctx, "app", metav1.ConditionFalse, reasonPodPending)
-		Expect(immortal(ctx, Default, "app").Status.NextStartTime).To(BeNil())
+		ic := immortal(ctx, Default, "app")
+		Expect(ic.Status.NextStartTime).To(BeNil())
+		Expect(testenv.EventReasons(ctx, k8sClient, ic)).NotTo(ContainElement(apply.ReasonRecreated), "a pod started after the back-off is no repair")
 	})
 
 	It("caps the wait, and starts the pod when the clock reaches the next start time", func(ctx SpecContext) {

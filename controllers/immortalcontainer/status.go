@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
@@ -44,7 +45,13 @@ func computeStatus(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod, now time
 		}
 		setReady(ic, metav1.ConditionFalse, reasonStarting, "Starting a pod")
 	case !pod.DeletionTimestamp.IsZero():
-		setReady(ic, metav1.ConditionFalse, reasonPodTerminating, fmt.Sprintf("Waiting for pod %s to terminate before starting its replacement", pod.Name))
+		// A pod the ImmortalContainer is replacing stays so while it goes:
+		// start reads that its successor is no repair.
+		reason := reasonPodTerminating
+		if replacing(ic) {
+			reason = reasonPodReplacing
+		}
+		setReady(ic, metav1.ConditionFalse, reason, fmt.Sprintf("Waiting for pod %s to terminate before starting its replacement", pod.Name))
 	case ended(pod):
 		setReady(ic, metav1.ConditionFalse, reasonPodReplacing, fmt.Sprintf("Pod %s ended (%s); replacing it", pod.Name, pod.Status.Phase))
 	case pod.Annotations[specHashAnnotation] != specHash(podSpec(ic)):
@@ -58,6 +65,14 @@ func computeStatus(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod, now time
 	default:
 		setReady(ic, metav1.ConditionTrue, reasonPodReady, fmt.Sprintf("Pod %s is running and ready", pod.Name))
 	}
+}
+
+// replacing tells whether the ImmortalContainer's status says it is
+// replacing its pod, or waiting to start the next: one that ended, or ran
+// an earlier spec, rather than one someone else deleted.
+func replacing(ic *seedv1alpha1.ImmortalContainer) bool {
+	ready := meta.FindStatusCondition(ic.Status.Conditions, seedv1alpha1.ConditionReady)
+	return ready != nil && (ready.Reason == reasonPodReplacing || ready.Reason == reasonBackingOff)
 }
 
 func setReady(ic *seedv1alpha1.ImmortalContainer, status metav1.ConditionStatus, reason, message string) {
