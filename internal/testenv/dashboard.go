@@ -31,12 +31,8 @@ func ReadDashboard() (Dashboard, error) {
 	return d, ReadYAML(DashboardFile(), &d)
 }
 
-// dashboardVariables are the dashboard's variables, each with a value that
-// stands for any of its own in a query.
-var dashboardVariables = strings.NewReplacer("$namespace", ".*")
-
-// DashboardQuery is a panel's query as Prometheus can run it: the
-// dashboard's variables stand for any of their values.
-func DashboardQuery(expr string) string {
-	return dashboardVariables.Replace(expr)
+// DashboardQuery is a panel's query as Prometheus can run it, with the
+// namespaces regexp for the dashboard's $namespace.
+func DashboardQuery(expr, namespaces string) string {
+	return strings.ReplaceAll(expr, "$namespace", namespaces)
 }

@@ -15,6 +15,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +27,7 @@ import (
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
+	"github.com/seed-operators/seed-operator/test/cluster"
 )
 
 const (
@@ -43,8 +45,9 @@ const (
 )
 
 // monitored is what the monitoring specs watch: a namespace of their own,
-// and one with a resource of each kind and the operator's counters moved.
-type monitored struct{ namespace, fleet string }
+// one with a resource of each kind and the operator's counters moved, and
+// one with resources in the faults the alerts are for.
+type monitored struct{ namespace, fleet, faults string }
 
 // startMonitoring applies config/prometheus (the ServiceMonitor and the
 // PrometheusRule), as config/default names and places the operator, for
@@ -62,7 +65,54 @@ func startMonitoring(ctx SpecContext) monitored {
 	}, []byte("\n---\n"))
 	applyAll(ctx, manifests, nil)
 	DeferCleanup(deleteAll, manifests)
-	return monitored{namespace: realNamespace(ctx, "monitored"), fleet: dashboardFleet(ctx)}
+	return monitored{namespace: realNamespace(ctx, "monitored"), fleet: dashboardFleet(ctx), faults: alertFaults(ctx)}
+}
+
+// The resources alertFaults makes, each in the fault its alert is for.
+const (
+	rolledBackWebServer = "rolled-back"
+	fullDemoVolume      = "full"
+	lostDemoVolume      = "lost"
+)
+
+// alertFaults makes, in a namespace of their own, a WebServer rolled back
+// from an image that never rolls out, a DemoVolume filled past its
+// threshold at its maximum size and one whose volume is deleted from under
+// its claim: the faults of the rollback and storage specs, which run
+// against the local replicas that Prometheus does not scrape. They are
+// made before the deployed operator's specs, so that their alerts have
+// fired by the time the specs that look for them run.
+func alertFaults(ctx SpecContext) string {
+	namespace := realNamespace(ctx, "alerting")
+	volume := func(name string, autoGrow *seedv1alpha1.DemoVolumeAutoGrow) *seedv1alpha1.DemoVolume {
+		dv := &seedv1alpha1.DemoVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+			Spec: seedv1alpha1.DemoVolumeSpec{
+				Name: name, Size: 1, ReclaimPolicy: seedv1alpha1.ReclaimDelete, StorageClassName: ptr.To(cluster.CSIStorageClass),
+				AutoGrow: autoGrow,
+			},
+		}
+		Expect(k8sClient.Create(ctx, dv)).To(Succeed())
+		return dv
+	}
+	full := volume(fullDemoVolume, &seedv1alpha1.DemoVolumeAutoGrow{ThresholdPercent: 60, MaxSize: 1})
+	lost := volume(lostDemoVolume, nil)
+	Expect(k8sClient.Create(ctx, claimPod(namespace, "filler", full.Name, "dd if=/dev/zero of=/data/a bs=1M count=800 && sleep 3600"))).To(Succeed())
+
+	ws := readyWebServer(ctx, namespace, rolledBackWebServer, func(ws *seedv1alpha1.WebServer) {
+		ws.Spec.Rollout.ProgressDeadlineSeconds = ptr.To[int32](20)
+	})
+	testenv.Update(ctx, k8sClient, ws, func(ws *seedv1alpha1.WebServer) {
+		ws.Spec.Image = strings.Split(images["nginx-v1"], "@")[0] + "-missing"
+	})
+
+	expectReady(ctx, lost)
+	claim := &corev1.PersistentVolumeClaim{}
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lost), claim)).To(Succeed())
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: claim.Spec.VolumeName}}
+	Expect(k8sClient.Delete(ctx, pv)).To(Succeed())
+	testenv.Update(ctx, k8sClient, pv, func(pv *corev1.PersistentVolume) { pv.Finalizers = nil })
+	return namespace
 }
 
 // dashboardFleet makes one resource of each kind, an ImmortalContainer
@@ -160,6 +210,27 @@ func describeMonitoring(m *monitored) {
 			expectAlertFires(ctx, fmt.Sprintf(`alertname="SeedEchoFailed", namespace=%q, name=%q`, m.namespace, echo.Name))
 		})
 
+		It("fires the alert of a WebServer rolled back from an image that never rolled out", func(ctx SpecContext) {
+			ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: rolledBackWebServer, Namespace: m.faults}}
+			testenv.ExpectCondition(ctx, k8sClient, ws, seedv1alpha1.ConditionReady, metav1.ConditionFalse, seedv1alpha1.ReasonRolledBack)
+			expectAlertFires(ctx, fmt.Sprintf(`alertname="SeedWebServerRolledBack", namespace=%q, name=%q`, m.faults, ws.Name))
+		})
+
+		It("fires the alert of a DemoVolume full at its maximum size", func(ctx SpecContext) {
+			dv := &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: fullDemoVolume, Namespace: m.faults}}
+			testenv.ExpectCondition(ctx, k8sClient, dv, seedv1alpha1.DemoVolumeAtMaxSize, metav1.ConditionTrue, "AtMaxSize")
+			expectAlertFires(ctx, fmt.Sprintf(`alertname="SeedDemoVolumeFull", namespace=%q, name=%q`, m.faults, dv.Name))
+		})
+
+		It("fires the alert of a DemoVolume whose volume is lost", func(ctx SpecContext) {
+			claim := &corev1.PersistentVolumeClaim{}
+			Eventually(ctx, func(g Gomega) corev1.PersistentVolumeClaimPhase {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: m.faults, Name: lostDemoVolume}, claim)).To(Succeed())
+				return claim.Status.Phase
+			}).WithTimeout(time.Minute).Should(Equal(corev1.ClaimLost), "the claim of a volume deleted")
+			expectAlertFires(ctx, fmt.Sprintf(`alertname="SeedDemoVolumeLost", namespace=%q, name=%q`, m.faults, lostDemoVolume))
+		})
+
 		It("answers every query of the dashboard with data", func(ctx SpecContext) {
 			queries := dashboardQueries()
 			Expect(queries).NotTo(BeEmpty())
@@ -169,6 +240,25 @@ func describeMonitoring(m *monitored) {
 				Eventually(ctx, func(g Gomega) {
 					g.Expect(query(ctx, g, q.expr)).NotTo(BeEmpty(), "panel %q returns no data: %s", q.panel, q.expr)
 				}).WithTimeout(150*time.Second).Should(Succeed(), "panel %q", q.panel)
+			}
+
+			By("the fleet's own figures, with its namespace for $namespace")
+			for _, want := range fleetFigures() {
+				Eventually(ctx, func(g Gomega) {
+					var matched []float64
+					for _, q := range dashboardQueriesIn(m.fleet) {
+						if q.panel != want.panel {
+							continue
+						}
+						for _, s := range query(ctx, g, q.expr) {
+							if hasLabels(s.Metric, want.labels) {
+								matched = append(matched, s.value(g))
+							}
+						}
+					}
+					g.Expect(matched).NotTo(BeEmpty(), "panel %q shows no series %v", want.panel, want.labels)
+					g.Expect(matched).To(HaveEach(want.value), "panel %q, series %v", want.panel, want.labels)
+				}).WithTimeout(time.Minute).Should(Succeed())
 			}
 		})
 
@@ -259,23 +349,17 @@ func activeTargets(ctx context.Context, g Gomega, pool string) []target {
 }
 
 // expectAlertFires waits until the short-window copy of the alert the
-// labels select fires, having seen it pending first, and reports how long
-// each took.
+// labels select fires, and checks that it was pending before, as
+// Prometheus' own series of its alerts recorded it: the alert may have
+// fired before the spec began. It reports how long the spec waited.
 func expectAlertFires(ctx context.Context, labels string) {
-	states := func(g Gomega) []string {
-		alerts := query(ctx, g, fmt.Sprintf(`ALERTS{window=%q, %s}`, shortWindow, labels))
-		seen := make([]string, 0, len(alerts))
-		for _, s := range alerts {
-			seen = append(seen, s.Metric["alertstate"])
-		}
-		return seen
-	}
 	start := time.Now()
-	Eventually(ctx, states).WithTimeout(3*time.Minute).WithPolling(time.Second).Should(ContainElement("pending"), labels)
-	pending := time.Since(start)
-	Eventually(ctx, states).WithTimeout(time.Minute).WithPolling(time.Second).Should(ContainElement("firing"), labels)
-	GinkgoWriter.Printf("Alert {%s}: pending after %s, firing after %s\n", labels,
-		pending.Round(time.Second), time.Since(start).Round(time.Second))
+	alert := fmt.Sprintf(`ALERTS{window=%q, %s, alertstate="firing"}`, shortWindow, labels)
+	Eventually(ctx, func(g Gomega) []sample { return query(ctx, g, alert) }).
+		WithTimeout(4*time.Minute).WithPolling(time.Second).ShouldNot(BeEmpty(), labels)
+	pending := fmt.Sprintf(`max_over_time(ALERTS{window=%q, %s, alertstate="pending"}[30m])`, shortWindow, labels)
+	Expect(query(ctx, Default, pending)).NotTo(BeEmpty(), "the alert fired without being pending first: %s", labels)
+	GinkgoWriter.Printf("Alert {%s}: firing after %s\n", labels, time.Since(start).Round(time.Second))
 }
 
 // expectAlertResolved waits until no copy of the alert is pending or
@@ -343,18 +427,64 @@ func anonymousServiceMonitor() []byte {
 	return out
 }
 
+// panelFigure is what a dashboard panel must show of the fleet
+// dashboardFleet makes: each series with the labels, of any of the panel's
+// queries, has a value value matches.
+type panelFigure struct {
+	panel  string
+	labels map[string]string
+	value  types.GomegaMatcher
+}
+
+// fleetFigures are the figures the fleet guarantees: a resource of each
+// kind from the samples, with a second ImmortalContainer that crashes and
+// two more WebServers, one of whose Service name is taken. The repair and
+// the refusal are not among them: those panels show a counter's increase,
+// which Prometheus reads as none for a series whose first scrape holds its
+// first count, and the replica that counted may be gone before that.
+func fleetFigures() []panelFigure {
+	return []panelFigure{
+		{"Resources", map[string]string{"kind": "WebServer"}, BeEquivalentTo(3)},
+		{"Resources", map[string]string{"kind": "Echo"}, BeEquivalentTo(1)},
+		{"Resources", map[string]string{"kind": "ScheduledEcho"}, BeEquivalentTo(1)},
+		{"Resources", map[string]string{"kind": "ImmortalContainer"}, BeEquivalentTo(2)},
+		{"Resources", map[string]string{"kind": "DemoVolume"}, BeEquivalentTo(1)},
+		{"Not Ready", map[string]string{"kind": "WebServer", "reason": seedv1alpha1.ReasonNameConflict}, BeEquivalentTo(1)},
+		{"WebServers", map[string]string{"__name__": "seed_webserver_replicas_desired", "name": "drifted"}, BeEquivalentTo(1)},
+		{"Echoes by phase", map[string]string{"phase": "Succeeded"}, BeEquivalentTo(1)},
+		{"DemoVolumes by phase", map[string]string{"phase": "Bound"}, BeEquivalentTo(1)},
+		{"Sizes", map[string]string{"name": "demovolume-sample"}, BeEquivalentTo(1 << 30)},
+	}
+}
+
+// hasLabels tells whether metric has each of labels, with its value.
+func hasLabels(metric, labels map[string]string) bool {
+	for k, v := range labels {
+		if metric[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
 // panelQuery is a query of a dashboard panel.
 type panelQuery struct{ panel, expr string }
 
 // dashboardQueries are the queries of the dashboard config/grafana ships,
-// as Prometheus can run them.
+// as Prometheus can run them, of every namespace.
 func dashboardQueries() []panelQuery {
+	return dashboardQueriesIn(".*")
+}
+
+// dashboardQueriesIn are the dashboard's queries with the namespaces
+// regexp for $namespace.
+func dashboardQueriesIn(namespaces string) []panelQuery {
 	d, err := testenv.ReadDashboard()
 	Expect(err).NotTo(HaveOccurred())
 	var queries []panelQuery
 	for _, p := range d.Panels {
 		for _, t := range p.Targets {
-			queries = append(queries, panelQuery{panel: p.Title, expr: testenv.DashboardQuery(t.Expr)})
+			queries = append(queries, panelQuery{panel: p.Title, expr: testenv.DashboardQuery(t.Expr, namespaces)})
 		}
 	}
 	return queries

@@ -415,6 +415,16 @@ func clientPod(namespace, name, command string) *corev1.Pod {
 	}
 }
 
+// claimPod is a clientPod that mounts the claim at /data.
+func claimPod(namespace, name, claim, command string) *corev1.Pod {
+	pod := clientPod(namespace, name, command)
+	pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
+	}}}
+	pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
+	return pod
+}
+
 // runToCompletion runs a pod until it succeeds and returns its log.
 func runToCompletion(ctx context.Context, pod *corev1.Pod) string {
 	Expect(k8sClient.Create(ctx, pod)).To(Succeed())
@@ -435,11 +445,7 @@ func fetchFromPod(ctx context.Context, namespace, url string) string {
 
 // runOnClaim runs a shell command in a pod that mounts the claim at /data.
 func runOnClaim(ctx context.Context, namespace, name, claim, command string) string {
-	pod := clientPod(namespace, name, command)
-	pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
-		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
-	}}}
-	pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
+	pod := claimPod(namespace, name, claim, command)
 	log := runToCompletion(ctx, pod)
 	Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
 	Eventually(ctx, func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod) }).Should(MatchError(ContainSubstring("not found")))

@@ -44,13 +44,9 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		expectReady(ctx, dv)
 
 		By("a pod that writes 64 MiB and then tells its file system's size and its data, each second")
-		pod := clientPod(namespace, "watcher", "echo kept > /data/file && dd if=/dev/zero of=/data/fill bs=1M count=64 2>/dev/null && "+
+		pod := claimPod(namespace, "watcher", dv.Name, "echo kept > /data/file && dd if=/dev/zero of=/data/fill bs=1M count=64 2>/dev/null && "+
 			"while true; do echo $(df -k /data | tail -n 1 | awk '{print $2}') $(cat /data/file); sleep 1; done")
 		pod.Spec.RestartPolicy = corev1.RestartPolicyAlways
-		pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: dv.Name},
-		}}}
-		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
 		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
 		lastLine := func(g Gomega) string {
 			lines := strings.Fields(strings.TrimSpace(lastOf(podLogsOrEmpty(ctx, namespace, pod.Name))))
@@ -155,14 +151,10 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		By("a pod filling 1 GiB to 78%, waiting on 2 GiB (39%) while the kubelet measures it again, then filling it to 63%")
 		// The local cluster's kubelet measures volumes each 10 s: the pod
 		// waits out four measurements of the grown volume.
-		pod := clientPod(namespace, "filler", "dd if=/dev/zero of=/data/a bs=1M count=800 2>/dev/null && echo filled && "+
+		pod := claimPod(namespace, "filler", dv.Name, "dd if=/dev/zero of=/data/a bs=1M count=800 2>/dev/null && echo filled && "+
 			"until [ $(df -k /data | tail -n 1 | awk '{print $2}') -ge 2097152 ]; do sleep 0.2; done && echo grown && sleep 45 && "+
 			"dd if=/dev/zero of=/data/b bs=1M count=500 2>/dev/null && echo filled again && "+
 			"until [ $(df -k /data | tail -n 1 | awk '{print $2}') -ge 3145728 ]; do sleep 0.2; done && echo grown again && sleep 3600")
-		pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: dv.Name},
-		}}}
-		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
 		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
 		logged := func(line string) func(Gomega) {
 			return func(g Gomega) { g.Expect(podLogsOrEmpty(ctx, namespace, pod.Name)).To(ContainSubstring(line + "\n")) }

@@ -159,7 +159,7 @@ func TestDashboardQueriesParse(t *testing.T) {
 		for _, target := range p.Targets {
 			rules = append(rules, map[string]string{
 				"record": fmt.Sprintf("dashboard:panel_%d_%s", p.ID, target.RefID),
-				"expr":   testenv.DashboardQuery(target.Expr),
+				"expr":   testenv.DashboardQuery(target.Expr, ".*"),
 			})
 		}
 	}
