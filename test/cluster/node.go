@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/netip"
 	"os"
@@ -25,10 +27,29 @@ func (c Config) realNodeIdentities() []identity {
 	}
 }
 
+// containerd runs with its shim on its PATH, as a node's package installs
+// it: the configuration names the shim for the tasks it starts, but a
+// containerd started again finds the shims of the running tasks by the
+// name of their runtime, and without them loses their containers.
 func (c Config) containerd() process {
 	return process{name: containerdName, binary: c.Containerd, args: []string{
 		"--config=" + c.path("containerd", "config.toml"),
-	}}
+	}, env: []string{"PATH=" + c.shimDir() + string(filepath.ListSeparator) + os.Getenv("PATH")}}
+}
+
+// shimDir holds the runc shim under the name containerd looks for.
+func (c Config) shimDir() string { return c.path("containerd", "bin") }
+
+// linkShim puts the runc shim in shimDir.
+func (c Config) linkShim() error {
+	link := filepath.Join(c.shimDir(), "containerd-shim-runc-v2")
+	if err := os.MkdirAll(c.shimDir(), 0o755); err != nil {
+		return err
+	}
+	if err := os.Remove(link); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Symlink(c.ContainerdShim, link)
 }
 
 func (c Config) containerdSocket() string { return c.path("containerd", "containerd.sock") }
@@ -227,6 +248,9 @@ func (c Config) writeNodeFiles(images map[string]string) error {
 		c.path("kubelet", "config.yaml"):                          c.kubeletConfig(),
 		c.path("kubelet", "resolv.conf"):                          podResolvConf(),
 		c.path("kube-proxy.yaml"):                                 c.kubeProxyConfig(),
+	}
+	if err := c.linkShim(); err != nil {
+		return err
 	}
 	return writeFiles(files)
 }

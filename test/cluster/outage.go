@@ -5,18 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"syscall"
 	"time"
 )
 
 // The components a suite may take down and bring back: etcd and the API
-// server for an outage, and kwok, which plays again, once restarted, the
-// stages of pods it gave up on while the API server failed its requests.
+// server for an outage; kwok, which plays again, once restarted, the
+// stages of pods it gave up on while the API server failed its requests;
+// and the real node's kubelet and containerd, whose pods' containers run
+// on without them.
 const (
-	Etcd      = etcdName
-	APIServer = apiServerName
-	Kwok      = kwokName
+	Etcd       = etcdName
+	APIServer  = apiServerName
+	Kwok       = kwokName
+	Kubelet    = kubeletName
+	Containerd = containerdName
 )
 
 // The components the cluster starts again itself when they exit, as the
@@ -93,9 +98,31 @@ func (cl *Cluster) component(name string) (process, func() error, error) {
 		return cl.apiServer(), cl.apiServerReady, nil
 	case Kwok:
 		return cl.kwok(), cl.kwokReady, nil
+	case Kubelet, Containerd:
+		if cl.RealNodes == 0 {
+			return process{}, nil, fmt.Errorf("no outage of %s: the cluster has no real node", name)
+		}
+		if name == Kubelet {
+			return cl.kubelet(), cl.kubeletReady, nil
+		}
+		return cl.containerd(), cl.containerdReady, nil
 	default:
-		return process{}, nil, fmt.Errorf("no outage of %q: only %s, %s and %s", name, Etcd, APIServer, Kwok)
+		return process{}, nil, fmt.Errorf("no outage of %q: only %s, %s, %s, %s and %s", name, Etcd, APIServer, Kwok, Kubelet, Containerd)
 	}
+}
+
+func (cl *Cluster) kubeletReady() error {
+	return httpOK(fmt.Sprintf("http://127.0.0.1:%d/healthz", cl.Ports.KubeletHealthz))
+}
+
+// containerdReady tells whether containerd answers on its socket: a killed
+// one leaves the file behind.
+func (cl *Cluster) containerdReady() error {
+	conn, err := net.DialTimeout("unix", cl.containerdSocket(), 2*time.Second)
+	if err != nil {
+		return err
+	}
+	return conn.Close()
 }
 
 func (cl *Cluster) kwokReady() error {
