@@ -56,8 +56,9 @@ var _ = Describe("Node agents restarted", Label("chaos"), Serial, func() {
 			poller := startPollingEvery(url, 100*time.Millisecond)
 			DeferCleanup(poller.stop)
 
-			var backs []string
-			for _, agent := range []string{cluster.Kubelet, cluster.Containerd} {
+			agents := []string{cluster.Kubelet, cluster.Containerd}
+			backs := make([]string, 0, len(agents))
+			for _, agent := range agents {
 				By(fmt.Sprintf("killing %s for %s", agent, down))
 				killed := time.Now()
 				Expect(node.Kill(agent)).To(Succeed())
