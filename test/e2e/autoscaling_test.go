@@ -51,14 +51,9 @@ var _ = Describe("Autoscaling on the real node", func() {
 		})
 
 		url := fmt.Sprintf("http://%s-service.%s.svc/", key.Name, namespace)
-		service := &corev1.Service{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: key.Name + "-service"}, service)).To(Succeed())
-		hostURL := fmt.Sprintf("http://%s/", service.Spec.ClusterIP)
-		Eventually(ctx, func(g Gomega) { g.Expect(hostGet(hostURL)).To(ContainSubstring(pageV1)) }).Should(Succeed())
 		// Slower than the other specs' poller, which alone would keep two
 		// pods above the target.
-		poller := startPollingEvery(hostURL, 100*time.Millisecond)
-		DeferCleanup(poller.stop)
+		poller := pollPage(ctx, key, 100*time.Millisecond)
 		audit := startAuditLog()
 
 		By("a pod sending requests through the Service, four at a time")

@@ -49,12 +49,7 @@ var _ = Describe("Node agents restarted", Label("chaos"), Serial, func() {
 			before := podUIDs(ctx, namespace)
 			Expect(before).To(HaveLen(3), "the WebServer's two pods and the ImmortalContainer's")
 
-			service := &corev1.Service{}
-			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ws.Name + "-service"}, service)).To(Succeed())
-			url := fmt.Sprintf("http://%s/", service.Spec.ClusterIP)
-			Eventually(ctx, func(g Gomega) { g.Expect(hostGet(url)).To(ContainSubstring(pageV1)) }).Should(Succeed())
-			poller := startPollingEvery(url, 100*time.Millisecond)
-			DeferCleanup(poller.stop)
+			poller := pollPage(ctx, client.ObjectKeyFromObject(ws), 100*time.Millisecond)
 
 			agents := []string{cluster.Kubelet, cluster.Containerd}
 			backs := make([]string, 0, len(agents))

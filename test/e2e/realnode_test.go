@@ -498,6 +498,18 @@ type poller struct {
 	once     sync.Once
 }
 
+// pollPage waits until the page of a WebServer's Service answers this
+// machine, then gets it every interval until the spec ends.
+func pollPage(ctx SpecContext, ws client.ObjectKey, interval time.Duration) *poller {
+	service := &corev1.Service{}
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ws.Namespace, Name: ws.Name + "-service"}, service)).To(Succeed())
+	url := fmt.Sprintf("http://%s/", service.Spec.ClusterIP)
+	Eventually(ctx, func(g Gomega) { g.Expect(hostGet(url)).To(ContainSubstring(pageV1)) }).Should(Succeed())
+	p := startPollingEvery(url, interval)
+	DeferCleanup(p.stop)
+	return p
+}
+
 func startPolling(url string) *poller {
 	return startPollingEvery(url, 20*time.Millisecond)
 }
