@@ -65,12 +65,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	desired := desiredPod(ic)
 	var result ctrl.Result
+	var replacing bool
 	switch {
 	case pod == nil:
 		pod, result, err = r.start(ctx, ic, desired)
 	case !pod.DeletionTimestamp.IsZero():
 		// Its replacement takes its name, so it must be gone first; the
 		// deletion event brings the next reconcile.
+		replacing, err = r.replacing(ctx, ic)
 	case ended(pod):
 		err = r.replace(ctx, ic, pod, reasonPodEnded, fmt.Sprintf("Pod %s ended (%s); starting a new one", pod.Name, pod.Status.Phase))
 	case pod.Annotations[specHashAnnotation] != desired.Annotations[specHashAnnotation]:
@@ -79,7 +81,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		err = r.keep(ctx, ic, pod, desired)
 	}
 
-	computeStatus(ic, pod, r.Now(), err)
+	computeStatus(ic, pod, r.Now(), replacing, err)
 	return result, errors.Join(apply.IgnoreRefused(err), kube.PatchStatus(ctx, r.Client, original, ic))
 }
 
@@ -136,7 +138,8 @@ func (r *Reconciler) start(
 // ended, or ran an earlier spec) or waiting to start the next, as its
 // status says. The reconcile that deleted the pod wrote so just before,
 // and the cache may not hold that yet: when its copy does not say so, and
-// the pod to start would otherwise be a repair, the API server's does.
+// the spec is in place (a new pod would be a repair), the API server's
+// copy tells.
 func (r *Reconciler) replacing(ctx context.Context, ic *seedv1alpha1.ImmortalContainer) (bool, error) {
 	if replacing(ic) || !kube.SpecApplied(ic) {
 		return replacing(ic), nil
@@ -227,7 +230,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.ImmortalContainer{}).
-		Owns(&corev1.Pod{}).
+		Watches(&corev1.Pod{}, kube.EnqueueController(gvk.GroupKind())).
 		WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
 		Named("immortalcontainer").

@@ -43,6 +43,6 @@ func FuzzDesiredPod(f *testing.F) {
 			return
 		}
 		testenv.ExpectAccepted(t, c, desiredPod(ic))
-		computeStatus(ic, &corev1.Pod{}, time.Now(), nil)
+		computeStatus(ic, &corev1.Pod{}, time.Now(), false, nil)
 	})
 }

@@ -24,8 +24,9 @@ const (
 )
 
 // computeStatus rebuilds an ImmortalContainer's status from its pod, as the
-// reconcile found or left it, and from the error of the step it took.
-func computeStatus(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod, now time.Time, stepErr error) {
+// reconcile found or left it, and from the error of the step it took;
+// replacing tells whether a pod being deleted is one it replaces.
+func computeStatus(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod, now time.Time, replacing bool, stepErr error) {
 	ic.Status.ObservedGeneration = ic.Generation
 	ic.Status.NextStartTime = nil
 	ic.Status.CurrentPod = ""
@@ -48,7 +49,7 @@ func computeStatus(ic *seedv1alpha1.ImmortalContainer, pod *corev1.Pod, now time
 		// A pod the ImmortalContainer is replacing stays so while it goes:
 		// start reads that its successor is no repair.
 		reason := reasonPodTerminating
-		if replacing(ic) {
+		if replacing {
 			reason = reasonPodReplacing
 		}
 		setReady(ic, metav1.ConditionFalse, reason, fmt.Sprintf("Waiting for pod %s to terminate before starting its replacement", pod.Name))

@@ -57,6 +57,7 @@ func TestComputeStatus(t *testing.T) {
 		name           string
 		ic             *seedv1alpha1.ImmortalContainer
 		pod            *corev1.Pod
+		replacing      bool
 		stepErr        error
 		wantReady      metav1.ConditionStatus
 		wantReason     string
@@ -104,6 +105,18 @@ func TestComputeStatus(t *testing.T) {
 			}),
 			wantReady:      metav1.ConditionFalse,
 			wantReason:     reasonPodTerminating,
+			wantMessage:    "Waiting for pod app-immortalpod to terminate",
+			wantCurrentPod: "app-immortalpod",
+		},
+		{
+			name: "the pod it replaces is terminating",
+			ic:   newImmortalContainer(),
+			pod: podOf(corev1.PodFailed, func(pod *corev1.Pod) {
+				pod.DeletionTimestamp = &metav1.Time{Time: now}
+			}),
+			replacing:      true,
+			wantReady:      metav1.ConditionFalse,
+			wantReason:     reasonPodReplacing,
 			wantMessage:    "Waiting for pod app-immortalpod to terminate",
 			wantCurrentPod: "app-immortalpod",
 		},
@@ -204,11 +217,11 @@ func TestComputeStatus(t *testing.T) {
 				pod = applytest.Applied(t, desiredPod(tt.ic), pod)
 			}
 			fromCache := tt.ic.DeepCopy()
-			computeStatus(tt.ic, pod, now, tt.stepErr)
+			computeStatus(tt.ic, pod, now, tt.replacing, tt.stepErr)
 			if pod != nil {
 				pod = cachedtest.AsCached(t, Owned, pod)
 			}
-			computeStatus(fromCache, pod, now, tt.stepErr)
+			computeStatus(fromCache, pod, now, tt.replacing, tt.stepErr)
 			cachedtest.ExpectSameStatus(t, fromCache, tt.ic)
 
 			st := tt.ic.Status
