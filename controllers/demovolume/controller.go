@@ -194,9 +194,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.DemoVolume{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
-		Owns(&corev1.PersistentVolumeClaim{})
+		Watches(&corev1.PersistentVolumeClaim{}, kube.EnqueueController(gvk.GroupKind()))
 	if r.Snapshots {
-		b = b.Owns(&snapshotv1.VolumeSnapshot{})
+		b = b.Watches(&snapshotv1.VolumeSnapshot{}, kube.EnqueueController(gvk.GroupKind()))
 	}
 	return b.WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).

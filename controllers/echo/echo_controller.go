@@ -105,7 +105,7 @@ func (r *EchoReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.Echo{}).
-		Owns(&batchv1.Job{}).
+		Watches(&batchv1.Job{}, kube.EnqueueController(echoGVK.GroupKind())).
 		WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
 		Named("echo").

@@ -58,7 +58,7 @@ func (r *ScheduledEchoReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.ScheduledEcho{}).
-		Owns(&batchv1.CronJob{}).
+		Watches(&batchv1.CronJob{}, kube.EnqueueController(scheduledGVK.GroupKind())).
 		WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
 		Named("scheduledecho").

@@ -146,9 +146,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&seedv1alpha1.WebServer{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
-		Owns(&appsv1.Deployment{}).
-		Owns(&corev1.Service{}).
-		Owns(&autoscalingv2.HorizontalPodAutoscaler{}).
+		Watches(&appsv1.Deployment{}, kube.EnqueueController(gvk.GroupKind())).
+		Watches(&corev1.Service{}, kube.EnqueueController(gvk.GroupKind())).
+		Watches(&autoscalingv2.HorizontalPodAutoscaler{}, kube.EnqueueController(gvk.GroupKind())).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(webServerOfPod), builder.WithPredicates(podProblemChanged)).
 		WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
