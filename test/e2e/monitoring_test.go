@@ -232,6 +232,16 @@ func describeMonitoring(m *monitored) {
 		})
 
 		It("answers every query of the dashboard with data", func(ctx SpecContext) {
+			By("a drift in the fleet repaired twice, the second once Prometheus has the leader's count of the first")
+			// The repair dashboardFleet made may have been counted by a
+			// replica gone since, and increase() reads none for a series
+			// whose first scrape holds its first count.
+			repairDrift(ctx, m.fleet)
+			Eventually(ctx, func(g Gomega) []sample {
+				return query(ctx, g, `seed_drift_repairs_total{kind="Deployment"}`)
+			}).WithTimeout(time.Minute).ShouldNot(BeEmpty())
+			repairDrift(ctx, m.fleet)
+
 			queries := dashboardQueries()
 			Expect(queries).NotTo(BeEmpty())
 			for _, q := range queries {
@@ -438,10 +448,10 @@ type panelFigure struct {
 
 // fleetFigures are the figures the fleet guarantees: a resource of each
 // kind from the samples, with a second ImmortalContainer that crashes and
-// two more WebServers, one of whose Service name is taken. The repair and
-// the refusal are not among them: those panels show a counter's increase,
-// which Prometheus reads as none for a series whose first scrape holds its
-// first count, and the replica that counted may be gone before that.
+// two more WebServers, one of whose Service name is taken; and the
+// repairs of repairDrift. The refusal of the taken name is not among
+// them: its panel shows a counter's increase, which Prometheus reads as
+// none for a series whose first scrape holds its first count.
 func fleetFigures() []panelFigure {
 	return []panelFigure{
 		{"Resources", map[string]string{"kind": "WebServer"}, BeEquivalentTo(3)},
@@ -450,11 +460,27 @@ func fleetFigures() []panelFigure {
 		{"Resources", map[string]string{"kind": "ImmortalContainer"}, BeEquivalentTo(2)},
 		{"Resources", map[string]string{"kind": "DemoVolume"}, BeEquivalentTo(1)},
 		{"Not Ready", map[string]string{"kind": "WebServer", "reason": seedv1alpha1.ReasonNameConflict}, BeEquivalentTo(1)},
+		{"Drift repairs", map[string]string{"kind": "Deployment"}, BeNumerically(">=", 1)},
 		{"WebServers", map[string]string{"__name__": "seed_webserver_replicas_desired", "name": "drifted"}, BeEquivalentTo(1)},
 		{"Echoes by phase", map[string]string{"phase": "Succeeded"}, BeEquivalentTo(1)},
 		{"DemoVolumes by phase", map[string]string{"phase": "Bound"}, BeEquivalentTo(1)},
 		{"Sizes", map[string]string{"name": "demovolume-sample"}, BeEquivalentTo(1 << 30)},
 	}
+}
+
+// driftManager is the field manager of the fleet's drift.
+const driftManager = "e2e-scaler"
+
+// repairDrift scales the fleet's drifted WebServer's Deployment, as
+// kubectl scale would, and waits until the operator has scaled it back.
+func repairDrift(ctx context.Context, fleet string) {
+	d := &appsv1.Deployment{}
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: fleet, Name: "drifted"}, d)).To(Succeed())
+	testenv.EditAs(ctx, k8sClient, d, driftManager, `{"spec":{"replicas":3}}`)
+	Eventually(ctx, func(g Gomega) int32 {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), d)).To(Succeed())
+		return ptr.Deref(d.Spec.Replicas, 0)
+	}).Should(BeEquivalentTo(1), "the drifted Deployment scaled back")
 }
 
 // hasLabels tells whether metric has each of labels, with its value.
