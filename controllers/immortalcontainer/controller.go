@@ -141,8 +141,11 @@ func (r *Reconciler) start(
 // the spec is in place (a new pod would be a repair), the API server's
 // copy tells.
 func (r *Reconciler) replacing(ctx context.Context, ic *seedv1alpha1.ImmortalContainer) (bool, error) {
-	if replacing(ic) || !kube.SpecApplied(ic) {
-		return replacing(ic), nil
+	if replacing(ic) {
+		return true, nil
+	}
+	if !kube.SpecApplied(ic) {
+		return false, nil
 	}
 	// By a list of its name: the operator may list ImmortalContainers, as
 	// its cache does, and needs no more.

@@ -137,7 +137,7 @@ func killRandomly(ctx context.Context, rng *rand.Rand, duration time.Duration, n
 			continue
 		}
 		inProgress := 0
-		for deadline := time.Now().Add(10 * time.Second); inProgress == 0 && time.Now().Before(deadline); {
+		for until := time.Now().Add(10 * time.Second); inProgress == 0 && time.Now().Before(until); {
 			if inProgress = notReadyIn(ctx, namespace); inProgress == 0 {
 				time.Sleep(100 * time.Millisecond)
 			}
