@@ -33,14 +33,16 @@ const (
 // SnapshotGVK is the kind of the backups.
 var SnapshotGVK = snapshotv1.SchemeGroupVersion.WithKind("VolumeSnapshot")
 
-// desiredBackup is a VolumeSnapshot of dv's claim, of class, owned by dv.
-func desiredBackup(dv *seedv1alpha1.DemoVolume, name, class, trigger string) *snapshotv1.VolumeSnapshot {
+// desiredBackup is a VolumeSnapshot of dv's claim, of class, owned by dv
+// and held by its namespace (holder).
+func desiredBackup(dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference, name, class, trigger string) *snapshotv1.VolumeSnapshot {
 	labels := kube.Labels(backupKind, dv.Name)
 	labels[triggerLabel] = trigger
 	return &snapshotv1.VolumeSnapshot{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: dv.Namespace, Labels: labels,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(dv, gvk)},
+			Annotations:     map[string]string{ownerUIDAnnotation: string(dv.UID)},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(dv, gvk), holder},
 		},
 		Spec: snapshotv1.VolumeSnapshotSpec{
 			Source:                  snapshotv1.VolumeSnapshotSource{PersistentVolumeClaimName: ptr.To(dv.Name)},

@@ -16,7 +16,7 @@ import (
 
 func TestDesiredBackup(t *testing.T) {
 	dv := newDemoVolume()
-	b := desiredBackup(dv, "data-20261128-000000", "fast", triggerSchedule)
+	b := desiredBackup(dv, holderRef, "data-20261128-000000", "fast", triggerSchedule)
 	if got := ptr.Deref(b.Spec.Source.PersistentVolumeClaimName, ""); got != dv.Name {
 		t.Errorf("source claim %q, want the DemoVolume's, %q", got, dv.Name)
 	}
@@ -25,6 +25,12 @@ func TestDesiredBackup(t *testing.T) {
 	}
 	if b.Namespace != dv.Namespace || !metav1.IsControlledBy(b, dv) || !ptr.Deref(b.OwnerReferences[0].BlockOwnerDeletion, false) {
 		t.Errorf("not in the DemoVolume's namespace, controlled by it, blocking its deletion: %v %v", b.Namespace, b.OwnerReferences)
+	}
+	if b.Annotations[ownerUIDAnnotation] != string(dv.UID) {
+		t.Errorf("annotations %v, want the DemoVolume's UID", b.Annotations)
+	}
+	if len(b.OwnerReferences) != 2 || b.OwnerReferences[1] != holderRef {
+		t.Errorf("owners %v, want the DemoVolume and its namespace %v", b.OwnerReferences, holderRef)
 	}
 	for label, want := range map[string]string{kube.LabelName: backupKind, kube.LabelInstance: dv.Name, kube.LabelManagedBy: kube.ManagedBy, triggerLabel: triggerSchedule} {
 		if b.Labels[label] != want {
@@ -127,7 +133,7 @@ func TestNewestFirst(t *testing.T) {
 
 func TestRestoreRefusal(t *testing.T) {
 	backup := func(mutate func(*snapshotv1.VolumeSnapshot)) *snapshotv1.VolumeSnapshot {
-		b := desiredBackup(newDemoVolume(), "b", "fast", triggerRequest)
+		b := desiredBackup(newDemoVolume(), holderRef, "b", "fast", triggerRequest)
 		b.Status = &snapshotv1.VolumeSnapshotStatus{ReadyToUse: ptr.To(true), RestoreSize: ptr.To(resource.MustParse("10Gi"))}
 		mutate(b)
 		return b

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -59,6 +60,8 @@ type backups struct {
 	// request one was taken for.
 	scheduled time.Time
 	request   string
+	// holder is the owner reference by which the namespace holds them.
+	holder metav1.OwnerReference
 }
 
 // refusal is why the operator cannot do what a spec asks, yet: the reason
@@ -71,7 +74,7 @@ func (r *refusal) Error() string { return r.message }
 
 // listBackups lists the backups dv controls, newest first, once it has
 // taken back those a deleted DemoVolume of its name kept.
-func (r *Reconciler) listBackups(ctx context.Context, dv *seedv1alpha1.DemoVolume) ([]snapshotv1.VolumeSnapshot, error) {
+func (r *Reconciler) listBackups(ctx context.Context, dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference) ([]snapshotv1.VolumeSnapshot, error) {
 	if !r.Snapshots {
 		return nil, nil
 	}
@@ -79,7 +82,7 @@ func (r *Reconciler) listBackups(ctx context.Context, dv *seedv1alpha1.DemoVolum
 	if err := r.List(ctx, list, client.InNamespace(dv.Namespace), client.MatchingLabels(kube.SelectorLabels(backupKind, dv.Name))); err != nil {
 		return nil, fmt.Errorf("listing the backups: %w", err)
 	}
-	owned, err := r.adoptBackups(ctx, dv, list.Items)
+	owned, err := r.adoptBackups(ctx, dv, holder, list.Items)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func (r *Reconciler) backUp(ctx context.Context, dv *seedv1alpha1.DemoVolume, pv
 	// What was taken is recorded only once it is: a take that failed, or
 	// found its name taken, is tried again.
 	if request := dv.Annotations[seedv1alpha1.BackupAnnotation]; request != "" && request != dv.Status.LastBackupRequest {
-		taken, err := r.take(ctx, dv, desiredBackup(dv, requestedBackupName(dv, request), class, triggerRequest), b)
+		taken, err := r.take(ctx, dv, desiredBackup(dv, b.holder, requestedBackupName(dv, request), class, triggerRequest), b)
 		errs = append(errs, err)
 		if taken {
 			b.request = request
@@ -127,7 +130,7 @@ func (r *Reconciler) backUp(ctx context.Context, dv *seedv1alpha1.DemoVolume, pv
 		}
 		due, next := dueSlot(schedule, last, time.Now())
 		if !due.IsZero() {
-			taken, err := r.take(ctx, dv, desiredBackup(dv, scheduledBackupName(dv, due), class, triggerSchedule), b)
+			taken, err := r.take(ctx, dv, desiredBackup(dv, b.holder, scheduledBackupName(dv, due), class, triggerSchedule), b)
 			errs = append(errs, err)
 			if taken {
 				b.scheduled = due

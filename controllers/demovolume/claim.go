@@ -3,6 +3,7 @@ package demovolume
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 
@@ -21,9 +22,11 @@ const (
 var gvk = seedv1alpha1.GroupVersion.WithKind("DemoVolume")
 
 // desiredClaim is the PersistentVolumeClaim of a DemoVolume, owned by it and
-// in its namespace, made from backup if one is named.
-func desiredClaim(dv *seedv1alpha1.DemoVolume, backup string) *corev1ac.PersistentVolumeClaimApplyConfiguration {
-	return claim(dv, backup).WithOwnerReferences(kube.ControllerReference(dv, gvk))
+// held by its namespace (holder), made from backup if one is named.
+func desiredClaim(dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference, backup string) *corev1ac.PersistentVolumeClaimApplyConfiguration {
+	return claim(dv, backup).
+		WithOwnerReferences(kube.ControllerReference(dv, gvk), holderApply(holder)).
+		WithAnnotations(map[string]string{ownerUIDAnnotation: string(dv.UID)})
 }
 
 // liveClaimSpec is the desired claim of dv when its claim live exists: made
@@ -33,8 +36,8 @@ func desiredClaim(dv *seedv1alpha1.DemoVolume, backup string) *corev1ac.Persiste
 // deleted DemoVolume of this name that retained it, keeps its size. A
 // request not granted yet is taken back, and a capacity larger than any
 // request (a file share's) asks for nothing.
-func liveClaimSpec(dv *seedv1alpha1.DemoVolume, live *corev1.PersistentVolumeClaim) *corev1ac.PersistentVolumeClaimApplyConfiguration {
-	c := desiredClaim(dv, backupSource(live))
+func liveClaimSpec(dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference, live *corev1.PersistentVolumeClaim) *corev1ac.PersistentVolumeClaimApplyConfiguration {
+	c := desiredClaim(dv, holder, backupSource(live))
 	request, requested := live.Spec.Resources.Requests[corev1.ResourceStorage]
 	capacity, bound := live.Status.Capacity[corev1.ResourceStorage]
 	if requested && bound && request.Cmp(claimSize(dv)) > 0 && capacity.Cmp(request) >= 0 {

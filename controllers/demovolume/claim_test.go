@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
@@ -57,66 +56,52 @@ func TestClaim(t *testing.T) {
 			wantAccessModes:  []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany, corev1.ReadOnlyMany},
 		},
 	}
-	builders := []struct {
-		name     string
-		build    func(dv *seedv1alpha1.DemoVolume, size string) *corev1ac.PersistentVolumeClaimApplyConfiguration
-		retained bool
-	}{
-		{name: "desired", build: func(dv *seedv1alpha1.DemoVolume, _ string) *corev1ac.PersistentVolumeClaimApplyConfiguration {
-			return desiredClaim(dv, "")
-		}},
-		{name: "retained", build: func(dv *seedv1alpha1.DemoVolume, size string) *corev1ac.PersistentVolumeClaimApplyConfiguration {
-			return retainedClaim(dv, liveClaim("42", size))
-		}, retained: true},
-	}
 	for _, tt := range tests {
-		for _, b := range builders {
-			t.Run(tt.name+"/"+b.name, func(t *testing.T) {
-				g := NewWithT(t)
-				c := b.build(tt.dv, tt.wantSize)
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			c := desiredClaim(tt.dv, holderRef, "")
 
-				g.Expect(c.Kind).To(HaveValue(Equal("PersistentVolumeClaim")))
-				g.Expect(c.Name).To(HaveValue(Equal("data")), "the claim is named after the DemoVolume")
-				g.Expect(c.Namespace).To(HaveValue(Equal("team-a")))
-				labels := map[string]string{
-					"app.kubernetes.io/name":       "demovolume",
-					"app.kubernetes.io/instance":   "data",
-					"app.kubernetes.io/managed-by": "seed-operator",
-				}
-				if b.retained {
-					labels[retainedLabel] = "true"
-					// Released, so that the garbage collector leaves it; the
-					// resource version keeps the apply from re-creating a
-					// claim deleted meanwhile.
-					g.Expect(c.OwnerReferences).To(BeEmpty())
-					g.Expect(c.ResourceVersion).To(HaveValue(Equal("42")))
-				} else {
-					g.Expect(c.OwnerReferences).To(HaveLen(1))
-					owner := c.OwnerReferences[0]
-					g.Expect(owner.Kind).To(HaveValue(Equal("DemoVolume")))
-					g.Expect(owner.APIVersion).To(HaveValue(Equal("seed.example.com/v1alpha1")))
-					g.Expect(owner.Name).To(HaveValue(Equal("data")))
-					g.Expect(owner.UID).To(HaveValue(BeEquivalentTo("uid-1")))
-					g.Expect(owner.Controller).To(HaveValue(BeTrue()))
-					g.Expect(owner.BlockOwnerDeletion).To(HaveValue(BeTrue()))
-					g.Expect(c.ResourceVersion).To(BeNil(), "the claim is created when missing")
-				}
-				g.Expect(c.Labels).To(Equal(labels))
+			g.Expect(c.Kind).To(HaveValue(Equal("PersistentVolumeClaim")))
+			g.Expect(c.Name).To(HaveValue(Equal("data")), "the claim is named after the DemoVolume")
+			g.Expect(c.Namespace).To(HaveValue(Equal("team-a")))
+			g.Expect(c.OwnerReferences).To(HaveLen(2))
+			owner := c.OwnerReferences[0]
+			g.Expect(owner.Kind).To(HaveValue(Equal("DemoVolume")))
+			g.Expect(owner.APIVersion).To(HaveValue(Equal("seed.example.com/v1alpha1")))
+			g.Expect(owner.Name).To(HaveValue(Equal("data")))
+			g.Expect(owner.UID).To(HaveValue(BeEquivalentTo("uid-1")))
+			g.Expect(owner.Controller).To(HaveValue(BeTrue()))
+			g.Expect(owner.BlockOwnerDeletion).To(HaveValue(BeTrue()))
+			// Its namespace holds it too, so that the garbage collector
+			// does not delete it with the DemoVolume.
+			holder := c.OwnerReferences[1]
+			g.Expect(holder.Kind).To(HaveValue(Equal("Namespace")))
+			g.Expect(holder.APIVersion).To(HaveValue(Equal("v1")))
+			g.Expect(holder.Name).To(HaveValue(Equal("team-a")))
+			g.Expect(holder.UID).To(HaveValue(BeEquivalentTo("ns-uid")))
+			g.Expect(holder.Controller).To(BeNil())
+			g.Expect(holder.BlockOwnerDeletion).To(BeNil())
+			g.Expect(c.ResourceVersion).To(BeNil(), "the claim is created when missing")
+			g.Expect(c.Annotations).To(Equal(map[string]string{ownerUIDAnnotation: "uid-1"}), "whose it is, once the reference is dropped")
+			g.Expect(c.Labels).To(Equal(map[string]string{
+				"app.kubernetes.io/name":       "demovolume",
+				"app.kubernetes.io/instance":   "data",
+				"app.kubernetes.io/managed-by": "seed-operator",
+			}))
 
-				spec := c.Spec
-				g.Expect(spec).NotTo(BeNil())
-				requests := *spec.Resources.Requests
-				g.Expect(requests).To(HaveLen(1))
-				request := requests[corev1.ResourceStorage]
-				g.Expect(request.Cmp(resource.MustParse(tt.wantSize))).To(BeZero(), "storage request %s", request.String())
-				g.Expect(request.String()).To(Equal(tt.wantShown))
-				// An unset class is left to the cluster's default, so the
-				// operator must not own the field.
-				g.Expect(spec.StorageClassName).To(Equal(tt.wantStorageClass))
-				g.Expect(spec.AccessModes).To(Equal(tt.wantAccessModes))
-				g.Expect(spec.VolumeName).To(BeNil(), "the volume is the PV controller's to choose")
-			})
-		}
+			spec := c.Spec
+			g.Expect(spec).NotTo(BeNil())
+			requests := *spec.Resources.Requests
+			g.Expect(requests).To(HaveLen(1))
+			request := requests[corev1.ResourceStorage]
+			g.Expect(request.Cmp(resource.MustParse(tt.wantSize))).To(BeZero(), "storage request %s", request.String())
+			g.Expect(request.String()).To(Equal(tt.wantShown))
+			// An unset class is left to the cluster's default, so the
+			// operator must not own the field.
+			g.Expect(spec.StorageClassName).To(Equal(tt.wantStorageClass))
+			g.Expect(spec.AccessModes).To(Equal(tt.wantAccessModes))
+			g.Expect(spec.VolumeName).To(BeNil(), "the volume is the PV controller's to choose")
+		})
 	}
 }
 
@@ -150,7 +135,7 @@ func TestLiveClaimSpecKeepsAGrantedRequest(t *testing.T) {
 				live.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(tt.capacity)}
 			}
 			live.Spec.DataSourceRef = &corev1.TypedObjectReference{APIGroup: ptr.To(snapshotAPIGroup), Kind: SnapshotGVK.Kind, Name: "data-1"}
-			c := liveClaimSpec(newDemoVolume(), live)
+			c := liveClaimSpec(newDemoVolume(), holderRef, live)
 			request := (*c.Spec.Resources.Requests)[corev1.ResourceStorage]
 			if request.String() != tt.want {
 				t.Errorf("request %s, want %s", request.String(), tt.want)
@@ -158,33 +143,6 @@ func TestLiveClaimSpecKeepsAGrantedRequest(t *testing.T) {
 			if ref := c.Spec.DataSourceRef; ref == nil || ptr.Deref(ref.Name, "") != "data-1" {
 				t.Errorf("data source %+v, want the backup the claim was made from", ref)
 			}
-		})
-	}
-}
-
-func TestRetainedClaimKeepsTheClaimsRequest(t *testing.T) {
-	tests := []struct {
-		name     string
-		live     string
-		wantSize string
-	}{
-		// The spec asked for more than the API server let the claim have;
-		// asking again on release would fail, and hold the DemoVolume.
-		{name: "a growth refused", live: "4Gi", wantSize: "4Gi"},
-		// Someone grew the claim by hand; it cannot go back below its
-		// capacity.
-		{name: "grown by hand", live: "50Gi", wantSize: "50Gi"},
-		{name: "no request read", live: "", wantSize: "10Gi"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			c := retainedClaim(newDemoVolume(), liveClaim("7", tt.live))
-
-			request := (*c.Spec.Resources.Requests)[corev1.ResourceStorage]
-			g.Expect(request.String()).To(Equal(tt.wantSize))
-			g.Expect(c.ResourceVersion).To(HaveValue(Equal("7")))
-			g.Expect(c.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
 		})
 	}
 }

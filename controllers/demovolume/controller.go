@@ -15,10 +15,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/apply"
@@ -26,14 +31,11 @@ import (
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
-const (
-	// claimFinalizer holds every DemoVolume, whatever its policy, until the
-	// operator has acted on the reclaim policy the spec has when it is
-	// deleted: a finalizer added only for Retain would lose the data of a
-	// DemoVolume switched to Retain and deleted before the operator saw the
-	// switch. The name is the one Retain-only releases gave it.
-	claimFinalizer = "seed.example.com/retain-claim"
-)
+// claimFinalizer is the finalizer releases up to 0.3.1 gave every
+// DemoVolume, to act on its reclaim policy when it was deleted. The
+// operator removes it, once the namespace holds the claim and backups
+// (release.go says why).
+const claimFinalizer = "seed.example.com/retain-claim"
 
 // Reconciler keeps a DemoVolume's claim at the size its spec asks for,
 // made from a backup when the spec says so, and takes and prunes its
@@ -48,6 +50,8 @@ type Reconciler struct {
 	// (15 s when zero).
 	Usage     UsageReader
 	UsagePoll time.Duration
+
+	deletions *deletions
 }
 
 // +kubebuilder:rbac:groups=seed.example.com,resources=demovolumes,verbs=get;list;watch;patch
@@ -65,31 +69,41 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get,roleName=manager-cluster-role
 // +kubebuilder:rbac:groups=core,resources=persistentvolumes,verbs=get,roleName=manager-cluster-role
 // +kubebuilder:rbac:groups=core,resources=nodes,verbs=list,roleName=manager-cluster-role
+// +kubebuilder:rbac:groups=core,resources=namespaces,verbs=list;watch,roleName=manager-cluster-role
 // +kubebuilder:rbac:groups=core,resources=nodes/stats,verbs=get,roleName=manager-cluster-role
 
 // Reconcile applies the desired claim, made from a backup when it is made
 // again after a loss or the spec restores one, takes the backups that are
-// due, and writes the status observed from the claim and the backups. A
-// DemoVolume carries a finalizer, and on deletion with the Retain policy
-// its claim is released rather than deleted.
+// due, and writes the status observed from the claim and the backups. When
+// a DemoVolume is gone, it acts on the reclaim policy it had on what it
+// left.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	dv := &seedv1alpha1.DemoVolume{}
-	if err := r.Get(ctx, req.NamespacedName, dv); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	switch err := r.Get(ctx, req.NamespacedName, dv); {
+	case apierrors.IsNotFound(err):
+		return ctrl.Result{}, r.settle(ctx, req.NamespacedName, "")
+	case err != nil:
+		return ctrl.Result{}, err
 	}
-	if !dv.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.release(ctx, dv)
+	if err := r.dropFinalizer(ctx, dv); err != nil || !dv.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, err
 	}
-	if err := kube.SetFinalizer(ctx, r.Client, r.Applier.APIReader, dv, claimFinalizer, true); err != nil {
+	// One made again under the name of one just deleted, before the
+	// operator acted on what that one left.
+	if left, err := r.leftInCache(ctx, dv); err != nil || left {
+		return ctrl.Result{}, errors.Join(err, r.settle(ctx, req.NamespacedName, dv.UID))
+	}
+	holder, err := r.holder(ctx, dv.Namespace)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	original := dv.DeepCopy()
 
-	list, err := r.listBackups(ctx, dv)
+	list, err := r.listBackups(ctx, dv, holder)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	b := &backups{list: list}
+	b := &backups{list: list, holder: holder}
 	pvc := &corev1.PersistentVolumeClaim{}
 	claimErr := r.applyClaim(ctx, dv, pvc, b)
 	backupErr := r.backUp(ctx, dv, pvc, b)
@@ -127,6 +141,13 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 	err := r.Get(ctx, client.ObjectKeyFromObject(dv), live)
 	switch {
 	case err == nil:
+		// Taken back by a patch of its metadata, as it was kept: the apply
+		// would not remove a label it did not set.
+		if err := kube.PatchMeta(ctx, r.Client, r.Applier.APIReader, live, func(obj client.Object) bool {
+			return adopt(dv, kind, b.holder, obj)
+		}); err != nil {
+			return fmt.Errorf("adopting claim %s: %w", live.Name, err)
+		}
 		switch {
 		case metav1.IsControlledBy(live, dv) && !live.DeletionTimestamp.IsZero():
 			// The claim made in its place must wait until it is gone (its
@@ -143,7 +164,7 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 		if growing(dv, live) {
 			opts = append(opts, apply.Deliberate())
 		}
-		return r.Applier.Apply(ctx, dv, liveClaimSpec(dv, live), pvc, opts...)
+		return r.Applier.Apply(ctx, dv, liveClaimSpec(dv, b.holder, live), pvc, opts...)
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("getting claim %s: %w", dv.Name, err)
 	}
@@ -158,7 +179,7 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 		// operator deleted itself.
 		opts = append(opts, apply.Deliberate())
 	}
-	if err := r.Applier.Apply(ctx, dv, desiredClaim(dv, source), pvc, opts...); err != nil {
+	if err := r.Applier.Apply(ctx, dv, desiredClaim(dv, b.holder, source), pvc, opts...); err != nil {
 		return err
 	}
 	if source != "" {
@@ -183,23 +204,61 @@ var Owned = []cached.Owned{{Type: &corev1.PersistentVolumeClaim{}, SpecRead: tru
 var OwnedSnapshots = cached.Owned{Type: &snapshotv1.VolumeSnapshot{}}
 
 // SetupWithManager reconciles a DemoVolume whenever it or its claim
-// changes. Its own status writes bring a reconcile too, which writes
-// nothing when the cache has caught up: one computed from a cache that had
-// not yet seen the previous write finds nothing to change and skips the
-// patch, leaving that write's status in place (kube.PatchStatus).
+// changes, and once it is deleted. Its own status writes bring a reconcile
+// too, which writes nothing when the cache has caught up: one computed
+// from a cache that had not yet seen the previous write finds nothing to
+// change and skips the patch, leaving that write's status in place
+// (kube.PatchStatus).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	conflicts, err := r.Applier.ConflictSource(&seedv1alpha1.DemoVolume{})
 	if err != nil {
 		return err
 	}
+	r.deletions = &deletions{}
+	informer, err := mgr.GetCache().GetInformer(context.Background(), &seedv1alpha1.DemoVolume{})
+	if err != nil {
+		return fmt.Errorf("getting the DemoVolumes' informer: %w", err)
+	}
+	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: r.deletions.observe}); err != nil {
+		return fmt.Errorf("watching DemoVolumes' deletions: %w", err)
+	}
+	owned := handler.EnqueueRequestsFromMapFunc(ownerOf)
 	b := ctrl.NewControllerManagedBy(mgr).
-		For(&seedv1alpha1.DemoVolume{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})).
-		Watches(&corev1.PersistentVolumeClaim{}, kube.EnqueueController(gvk.GroupKind()))
+		// Deletions are enqueued by enqueueDeleted, with the state they
+		// end in.
+		For(&seedv1alpha1.DemoVolume{}, builder.WithPredicates(predicate.ResourceVersionChangedPredicate{}, noDeletions)).
+		Watches(&seedv1alpha1.DemoVolume{}, enqueueDeleted{&handler.EnqueueRequestForObject{}, r.deletions}, builder.WithPredicates(onlyDeletions)).
+		Watches(&corev1.PersistentVolumeClaim{}, owned)
 	if r.Snapshots {
-		b = b.Watches(&snapshotv1.VolumeSnapshot{}, kube.EnqueueController(gvk.GroupKind()))
+		b = b.Watches(&snapshotv1.VolumeSnapshot{}, owned)
 	}
 	return b.WatchesRawSource(conflicts).
 		WithOptions(kube.ControllerOptions()).
 		Named("demovolume").
 		Complete(r)
+}
+
+var (
+	noDeletions   = predicate.Funcs{DeleteFunc: func(event.DeleteEvent) bool { return false }}
+	onlyDeletions = predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		UpdateFunc:  func(event.UpdateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+	controllerOf = kube.ControllerOf(gvk.GroupKind())
+)
+
+// ownerOf maps a claim or a backup to the DemoVolume that controls it, or
+// that left it without the operator acting on it yet: one deleted while
+// the operator was away, whose reference the garbage collector dropped.
+func ownerOf(ctx context.Context, obj client.Object) []reconcile.Request {
+	if requests := controllerOf(ctx, obj); len(requests) > 0 {
+		return requests
+	}
+	labels := obj.GetLabels()
+	name, of := labels[kube.LabelInstance], labels[kube.LabelName]
+	if (of != kind && of != backupKind) || !leftBy(name, of, "")(obj) {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
 }

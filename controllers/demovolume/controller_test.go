@@ -126,39 +126,58 @@ var _ = Describe("DemoVolume controller", func() {
 		dv := &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
 		testenv.ExpectEvent(ctx, k8sClient, dv, "DemoVolume", reason, note)
 	}
+	// holderOf is the owner reference of the namespace, which holds every
+	// claim and backup.
+	holderOf := func(ctx SpecContext) metav1.OwnerReference {
+		ns := &corev1.Namespace{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: namespace}, ns)).To(Succeed())
+		return metav1.OwnerReference{APIVersion: "v1", Kind: "Namespace", Name: ns.Name, UID: ns.UID}
+	}
 	expectGone := func(ctx SpecContext, name string) {
 		Eventually(ctx, func() error {
 			return k8sClient.Get(ctx, key(name), &seedv1alpha1.DemoVolume{})
 		}).Should(Satisfy(apierrors.IsNotFound))
 	}
-	expectFinalizer := func(ctx SpecContext, name string) {
+	// expectHeld checks that the namespace holds a DemoVolume's claim,
+	// beside the DemoVolume, and that the DemoVolume has no finalizer.
+	expectHeld := func(ctx SpecContext, name string) {
 		Eventually(ctx, func(g Gomega) {
-			g.Expect(demoVolume(ctx, g, name).Finalizers).To(ConsistOf(claimFinalizer))
+			g.Expect(demoVolume(ctx, g, name).Finalizers).To(BeEmpty())
+			g.Expect(claimOf(ctx, name).OwnerReferences).To(ContainElement(And(
+				HaveField("Kind", "Namespace"), HaveField("Name", namespace), HaveField("UID", holderOf(ctx).UID),
+				HaveField("Controller", BeNil()), HaveField("BlockOwnerDeletion", BeNil()),
+			)))
 		}).Should(Succeed())
 	}
-	// expectKept checks that the claim of a deleted DemoVolume is the one it
-	// had, released and labelled, and bound to the same volume.
+	// expectKept waits until the claim of a deleted DemoVolume is released
+	// and labelled, and checks that it is the one it had, bound to the same
+	// volume.
 	expectKept := func(ctx SpecContext, name string, before *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaim {
-		pvc := claimOf(ctx, name)
-		Expect(pvc.UID).To(Equal(before.UID))
-		Expect(pvc.DeletionTimestamp).To(BeNil())
-		Expect(pvc.OwnerReferences).To(BeEmpty(), "the garbage collector must have no reason to delete it")
-		Expect(pvc.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+		pvc := &corev1.PersistentVolumeClaim{}
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, key(name), pvc)).To(Succeed())
+			g.Expect(pvc.UID).To(Equal(before.UID))
+			g.Expect(pvc.DeletionTimestamp).To(BeNil())
+			g.Expect(pvc.OwnerReferences).To(BeEmpty())
+			g.Expect(pvc.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+		}).Should(Succeed())
 		Expect(pvc.Labels).To(HaveKeyWithValue("app.kubernetes.io/instance", name))
 		Expect(pvc.Spec.VolumeName).To(Equal(before.Spec.VolumeName), "still bound to the volume with the data")
 		return pvc
 	}
-	// expectLeftToCollector checks that the claim of a deleted DemoVolume
-	// is still owned by it: the garbage collector, which envtest does not
-	// run, deletes it through this owner reference.
-	expectLeftToCollector := func(ctx SpecContext, name string, dv *seedv1alpha1.DemoVolume) {
-		pvc := claimOf(ctx, name)
-		Expect(pvc.DeletionTimestamp).To(BeNil())
-		Expect(pvc.OwnerReferences).To(ConsistOf(And(
-			HaveField("UID", dv.UID),
-			HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
-		)))
-		Expect(pvc.Labels).NotTo(HaveKey(retainedLabel))
+	// expectDeletedWith checks that the operator deleted the claim of a
+	// DemoVolume deleted with Delete: the garbage collector does not, as
+	// the namespace holds it. No pvc-protection controller runs in
+	// envtest, so the claim stays, being deleted.
+	expectDeletedWith := func(ctx SpecContext, name string, before *corev1.PersistentVolumeClaim) {
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, key(name), pvc)).To(Succeed())
+			g.Expect(pvc.UID).To(Equal(before.UID))
+			g.Expect(pvc.DeletionTimestamp).NotTo(BeNil())
+			g.Expect(pvc.Labels).NotTo(HaveKey(retainedLabel))
+		}).Should(Succeed())
+		expectEvent(ctx, name, reasonDeleted, "Deleted PersistentVolumeClaim "+name+", as reclaimPolicy Delete says")
 	}
 	// deleteClaim deletes a claim as someone would by hand. The
 	// StorageObjectInUseProtection admission plugin gives every claim the
@@ -191,14 +210,14 @@ var _ = Describe("DemoVolume controller", func() {
 		}).Should(Succeed())
 	}
 
-	It("creates a claim owned by the DemoVolume, in its namespace, and reports Ready once it is bound", func(ctx SpecContext) {
+	It("creates a claim owned by the DemoVolume and held by its namespace, and reports Ready once it is bound", func(ctx SpecContext) {
 		dv := create(ctx, "data")
 
 		pvc := claimOf(ctx, "data")
 		Expect(pvc.OwnerReferences).To(ConsistOf(And(
 			HaveField("UID", dv.UID), HaveField("Kind", "DemoVolume"), HaveField("Name", "data"),
 			HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
-		)))
+		), Equal(holderOf(ctx))))
 		Expect(pvc.Labels).To(Equal(map[string]string{
 			"app.kubernetes.io/name":       "demovolume",
 			"app.kubernetes.io/instance":   "data",
@@ -215,7 +234,7 @@ var _ = Describe("DemoVolume controller", func() {
 		expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBound, metav1.ConditionFalse, reasonPending)
 		Eventually(ctx, func(g Gomega) {
 			dv := demoVolume(ctx, g, "data")
-			g.Expect(dv.Finalizers).To(ConsistOf(claimFinalizer))
+			g.Expect(dv.Finalizers).To(BeEmpty(), "nothing holds its namespace's deletion")
 			g.Expect(dv.Spec.ReclaimPolicy).To(Equal(seedv1alpha1.ReclaimRetain))
 			g.Expect(dv.Status.Name).To(Equal("Data of data"))
 			g.Expect(dv.Status.ClaimName).To(Equal("data"))
@@ -462,7 +481,7 @@ var _ = Describe("DemoVolume controller", func() {
 		expectReady(ctx, "data", metav1.ConditionFalse, reasonPending)
 		pvc := claimOf(ctx, "data")
 		Expect(request(pvc)).To(Equal("1Gi"))
-		Expect(pvc.OwnerReferences).To(ConsistOf(HaveField("Name", "data")))
+		Expect(pvc.OwnerReferences).To(ConsistOf(HaveField("Name", "data"), Equal(holderOf(ctx))))
 	})
 
 	It("keeps the claim, released and labelled, when a DemoVolume with Retain is deleted", func(ctx SpecContext) {
@@ -473,7 +492,6 @@ var _ = Describe("DemoVolume controller", func() {
 		before := claimOf(ctx, "data")
 		dv := &seedv1alpha1.DemoVolume{}
 		Expect(k8sClient.Get(ctx, key("data"), dv)).To(Succeed())
-		Expect(dv.Finalizers).To(ConsistOf(claimFinalizer))
 
 		Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
 		expectGone(ctx, "data")
@@ -512,14 +530,13 @@ var _ = Describe("DemoVolume controller", func() {
 		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
 		update(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
 		expectReady(ctx, "data", metav1.ConditionFalse, seedv1alpha1.ReasonReconcileFailed)
+		before := claimOf(ctx, "data")
 
 		// Releasing the claim must not ask again for the size the API
-		// server refuses, or the DemoVolume could never go.
+		// server refuses, or it could never be kept.
 		Expect(k8sClient.Delete(ctx, demoVolume(ctx, Default, "data"))).To(Succeed())
 		expectGone(ctx, "data")
-		pvc := claimOf(ctx, "data")
-		Expect(pvc.OwnerReferences).To(BeEmpty())
-		Expect(pvc.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+		pvc := expectKept(ctx, "data", before)
 		Expect(request(pvc)).To(Equal("1Gi"))
 		expectEvent(ctx, "data", reasonRetained, "Kept PersistentVolumeClaim data")
 	})
@@ -540,13 +557,10 @@ var _ = Describe("DemoVolume controller", func() {
 			return reconciler.Get(ctx, key("data"), &corev1.PersistentVolumeClaim{})
 		}).Should(Satisfy(apierrors.IsNotFound))
 
+		before := claimOf(ctx, "data")
 		Expect(k8sClient.Delete(ctx, demoVolume(ctx, Default, "data"))).To(Succeed())
 		expectGone(ctx, "data")
-		// Still owned, the claim would be deleted by the garbage collector,
-		// and its data with it.
-		pvc := claimOf(ctx, "data")
-		Expect(pvc.OwnerReferences).To(BeEmpty())
-		Expect(pvc.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+		pvc := expectKept(ctx, "data", before)
 		Expect(pvc.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "seed-operator"))
 		Expect(request(pvc)).To(Equal("1Gi"))
 	})
@@ -579,12 +593,12 @@ var _ = Describe("DemoVolume controller", func() {
 			g.Expect(pvc.UID).To(Equal(before.UID), "the same claim, with the data on its volume")
 			g.Expect(pvc.OwnerReferences).To(ConsistOf(And(
 				HaveField("UID", second.UID), HaveField("Controller", HaveValue(BeTrue())),
-			)))
+			), Equal(holderOf(ctx))))
 			g.Expect(pvc.Labels).NotTo(HaveKey(retainedLabel))
 		}).Should(Succeed())
 		// Still bound to its volume, so Ready straight away.
 		expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
-		expectFinalizer(ctx, "data")
+		expectHeld(ctx, "data")
 	})
 
 	It("adopts a retained claim grown past its size, and keeps that size", func(ctx SpecContext) {
@@ -613,15 +627,89 @@ var _ = Describe("DemoVolume controller", func() {
 		Expect(request(claimOf(ctx, "data"))).To(Equal("3Gi"))
 	})
 
-	It("leaves the claim to the garbage collector with reclaimPolicy Delete", func(ctx SpecContext) {
+	It("deletes the claim with reclaimPolicy Delete", func(ctx SpecContext) {
 		dv := create(ctx, "data", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
-		claimOf(ctx, "data")
 		expectReady(ctx, "data", metav1.ConditionFalse, reasonPending)
-		expectFinalizer(ctx, "data")
+		expectHeld(ctx, "data")
+		before := claimOf(ctx, "data")
 
 		Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
 		expectGone(ctx, "data")
-		expectLeftToCollector(ctx, "data", dv)
+		expectDeletedWith(ctx, "data", before)
+		Consistently(ctx, func(g Gomega) int32 { return testenv.EventCount(ctx, g, k8sClient, dv, reasonDeleted) }).
+			WithTimeout(3*time.Second).Should(Equal(int32(1)), "one deletion, acted on once")
+	})
+
+	// leftClaim makes a claim as a deleted DemoVolume named name leaves it,
+	// controlled by owner (none: the garbage collector dropped the
+	// reference) and held by the namespace.
+	leftClaim := func(ctx SpecContext, name string, owner *metav1.OwnerReference) *corev1.PersistentVolumeClaim {
+		pvc := &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: kube.Labels(kind, name),
+				OwnerReferences: []metav1.OwnerReference{holderOf(ctx)}},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:   corev1.VolumeResourceRequirements{Requests: capacity("1Gi")},
+			},
+		}
+		if owner != nil {
+			pvc.OwnerReferences = append(pvc.OwnerReferences, *owner)
+		}
+		Expect(k8sClient.Create(ctx, pvc)).To(Succeed())
+		return pvc
+	}
+
+	It("keeps what a DemoVolume deleted unseen left, and says it could not read its policy", func(ctx SpecContext) {
+		By("a claim whose DemoVolume went while the operator was away, and the garbage collector dropped its reference")
+		left := leftClaim(ctx, "unseen", nil)
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, key("unseen"), pvc)).To(Succeed())
+			g.Expect(pvc.UID).To(Equal(left.UID))
+			g.Expect(pvc.DeletionTimestamp).To(BeNil(), "data is not deleted on a guess")
+			g.Expect(pvc.OwnerReferences).To(BeEmpty())
+			g.Expect(pvc.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+		}).Should(Succeed())
+		expectEvent(ctx, "unseen", reasonRetained,
+			"Kept PersistentVolumeClaim unseen and its data, labelled seed.example.com/retained=true: the operator did not see the DemoVolume deleted")
+	})
+
+	It("acts on what a DemoVolume left before one of the same name takes it", func(ctx SpecContext) {
+		earlier := &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: "again", Namespace: namespace, UID: "earlier"}}
+		left := leftClaim(ctx, "again", metav1.NewControllerRef(earlier, gvk))
+		dv := create(ctx, "again")
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, key("again"), pvc)).To(Succeed())
+			g.Expect(pvc.UID).To(Equal(left.UID), "the same claim, with its data")
+			g.Expect(pvc.OwnerReferences).To(ConsistOf(HaveField("UID", dv.UID), Equal(holderOf(ctx))))
+		}).Should(Succeed())
+		expectEvent(ctx, "again", reasonRetained, "Kept PersistentVolumeClaim again")
+	})
+
+	It("drops the finalizer earlier releases gave, and acts on the policy once a DemoVolume another finalizer held goes", func(ctx SpecContext) {
+		const held = "example.com/held"
+		legacy := func(dv *seedv1alpha1.DemoVolume) { dv.Finalizers = []string{claimFinalizer, held} }
+		for _, name := range []string{"live", "deleted"} {
+			create(ctx, name, legacy)
+			Eventually(ctx, func(g Gomega) {
+				g.Expect(demoVolume(ctx, g, name).Finalizers).To(ConsistOf(held))
+			}).Should(Succeed())
+		}
+		expectReady(ctx, "live", metav1.ConditionFalse, reasonPending)
+		for _, name := range []string{"live", "deleted"} {
+			Eventually(ctx, func(g Gomega) {
+				g.Expect(claimOf(ctx, name).OwnerReferences).To(ContainElement(Equal(holderOf(ctx))))
+			}).Should(Succeed())
+		}
+		before := claimOf(ctx, "deleted")
+
+		By("deleting one held by another finalizer, then letting it go")
+		Expect(k8sClient.Delete(ctx, demoVolume(ctx, Default, "deleted"))).To(Succeed())
+		update(ctx, "deleted", func(dv *seedv1alpha1.DemoVolume) { dv.Finalizers = nil })
+		expectGone(ctx, "deleted")
+		expectKept(ctx, "deleted", before)
+		update(ctx, "live", func(dv *seedv1alpha1.DemoVolume) { dv.Finalizers = nil })
 	})
 
 	It("acts on the reclaim policy a DemoVolume has when it is deleted, switched just before", func(ctx SpecContext) {
@@ -631,12 +719,13 @@ var _ = Describe("DemoVolume controller", func() {
 			claimOf(ctx, name)
 			bind(ctx, name, "1Gi")
 			expectReady(ctx, name, metav1.ConditionTrue, reasonBound)
-			expectFinalizer(ctx, name)
+			expectHeld(ctx, name)
 		}
 		before := claimOf(ctx, toRetain.Name)
+		deleted := claimOf(ctx, toDelete.Name)
 
 		// Deleted straight after the switch: the operator may not have
-		// reconciled it, the finalizer is there all the same.
+		// reconciled it, the last state its watch delivers has it.
 		update(ctx, toDelete.Name, func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
 		update(ctx, toRetain.Name, func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimRetain })
 		Expect(k8sClient.Delete(ctx, toDelete)).To(Succeed())
@@ -644,7 +733,7 @@ var _ = Describe("DemoVolume controller", func() {
 		expectGone(ctx, toDelete.Name)
 		expectGone(ctx, toRetain.Name)
 
-		expectLeftToCollector(ctx, toDelete.Name, toDelete)
+		expectDeletedWith(ctx, toDelete.Name, deleted)
 		expectKept(ctx, toRetain.Name, before)
 	})
 
@@ -674,8 +763,8 @@ var _ = Describe("DemoVolume controller", func() {
 		dv, pvc := &seedv1alpha1.DemoVolume{}, &corev1.PersistentVolumeClaim{}
 		Expect(k8sClient.Get(ctx, key("data"), dv)).To(Succeed())
 		Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
-		Expect(apply.UpToDate(desiredClaim(dv, ""), pvc)).To(BeTrue(), "the claim is as applied: no apply is sent")
-		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredClaim(dv, ""), &corev1.PersistentVolumeClaim{})
+		Expect(apply.UpToDate(desiredClaim(dv, holderOf(ctx), ""), pvc)).To(BeTrue(), "the claim is as applied: no apply is sent")
+		testenv.ExpectCachedUpToDate(ctx, reconciler, desiredClaim(dv, holderOf(ctx), ""), &corev1.PersistentVolumeClaim{})
 
 		for range 3 {
 			Expect(reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: key("data")})).To(Equal(ctrl.Result{}))
@@ -1007,7 +1096,7 @@ var _ = Describe("DemoVolume controller", func() {
 
 			By("snapshots of the same labels that are not this DemoVolume's backups: someone else's, and another owner's")
 			foreign := func(name string, mutate func(*snapshotv1.VolumeSnapshot)) *snapshotv1.VolumeSnapshot {
-				b := desiredBackup(first, name, class, triggerRequest)
+				b := desiredBackup(first, holderRef, name, class, triggerRequest)
 				b.OwnerReferences = nil
 				mutate(b)
 				Expect(k8sClient.Create(ctx, b)).To(Succeed())
@@ -1024,12 +1113,14 @@ var _ = Describe("DemoVolume controller", func() {
 			By("deleting the DemoVolume: the backup stays, released and labelled, with the claim")
 			Expect(k8sClient.Delete(ctx, first)).To(Succeed())
 			expectGone(ctx, "data")
-			kept := &snapshotv1.VolumeSnapshot{}
-			Expect(k8sClient.Get(ctx, key(backup), kept)).To(Succeed())
-			Expect(kept.DeletionTimestamp).To(BeNil())
-			Expect(kept.OwnerReferences).To(BeEmpty(), "the garbage collector must have no reason to delete it")
-			Expect(kept.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
-			Expect(claimOf(ctx, "data").Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+			Eventually(ctx, func(g Gomega) {
+				kept := &snapshotv1.VolumeSnapshot{}
+				g.Expect(k8sClient.Get(ctx, key(backup), kept)).To(Succeed())
+				g.Expect(kept.DeletionTimestamp).To(BeNil())
+				g.Expect(kept.OwnerReferences).To(BeEmpty(), "the garbage collector must have no reason to delete it")
+				g.Expect(kept.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+				g.Expect(claimOf(ctx, "data").Labels).To(HaveKeyWithValue(retainedLabel, "true"))
+			}).Should(Succeed())
 			expectEvent(ctx, "data", reasonRetained, "Kept PersistentVolumeClaim data and its data, and 1 backup ("+backup+")")
 
 			By("a DemoVolume of the same name: the backup is its again, listed, and nothing else is taken")
@@ -1053,21 +1144,22 @@ var _ = Describe("DemoVolume controller", func() {
 			deleteAndExpectRestored(ctx, backup)
 		})
 
-		It("leaves the backups to the garbage collector with reclaimPolicy Delete", func(ctx SpecContext) {
+		It("deletes the backups with the claim with reclaimPolicy Delete", func(ctx SpecContext) {
 			dv := create(ctx, "data", backedUp(csiClass(ctx, true)), func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
 			bind(ctx, "data", "1Gi")
 			requestBackup(ctx, "data", "1")
 			backup := requestedBackupName(dv, "1")
 			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
-
-			Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
-			expectGone(ctx, "data")
 			b := &snapshotv1.VolumeSnapshot{}
 			Expect(k8sClient.Get(ctx, key(backup), b)).To(Succeed())
 			Expect(b.OwnerReferences).To(ConsistOf(And(
 				HaveField("UID", dv.UID), HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
-			)))
-			Expect(b.Labels).NotTo(HaveKey(retainedLabel))
+			), Equal(holderOf(ctx))), "held by the namespace, so that only the operator deletes it, as the policy says")
+
+			Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
+			expectGone(ctx, "data")
+			Eventually(ctx, func() error { return k8sClient.Get(ctx, key(backup), &snapshotv1.VolumeSnapshot{}) }).Should(Satisfy(apierrors.IsNotFound))
+			expectEvent(ctx, "data", reasonDeleted, "Deleted PersistentVolumeClaim data, VolumeSnapshot "+backup+", as reclaimPolicy Delete says")
 		})
 	})
 

@@ -9,6 +9,9 @@ import (
 
 // newDemoVolume is a DemoVolume as the API server stores it after
 // defaulting, changed by each mutate function in turn.
+// holderRef is the owner reference of newDemoVolume's namespace.
+var holderRef = metav1.OwnerReference{APIVersion: "v1", Kind: "Namespace", Name: "team-a", UID: "ns-uid"}
+
 func newDemoVolume(mutate ...func(*seedv1alpha1.DemoVolume)) *seedv1alpha1.DemoVolume {
 	dv := &seedv1alpha1.DemoVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "team-a", UID: "uid-1", Generation: 1},

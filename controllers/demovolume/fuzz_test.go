@@ -30,7 +30,7 @@ func FuzzDesiredClaim(f *testing.F) {
 		if !testenv.Admitted(t, c, dv) {
 			return
 		}
-		testenv.ExpectAccepted(t, c, desiredClaim(dv, ""))
+		testenv.ExpectAccepted(t, c, desiredClaim(dv, holderRef, ""))
 		computeStatus(dv, &corev1.PersistentVolumeClaim{}, nil)
 	})
 }

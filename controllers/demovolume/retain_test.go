@@ -6,6 +6,7 @@ import (
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 )
@@ -38,24 +39,25 @@ func TestKeptMessage(t *testing.T) {
 func TestDisownAdopt(t *testing.T) {
 	first := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) { dv.UID = "first" })
 	second := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) { dv.UID = "second" })
-	b := desiredBackup(first, "data-1", "class", triggerRequest)
+	b := desiredBackup(first, holderRef, "data-1", "class", triggerRequest)
 
-	if adopt(second, backupKind, b) {
+	if adopt(second, backupKind, holderRef, b) {
 		t.Fatal("adopted a backup another DemoVolume controls")
 	}
-	if !disown(first, b) || len(b.OwnerReferences) != 0 || b.Labels[retainedLabel] != trueValue {
+	if !disown(first.Name, backupKind, b) || len(b.OwnerReferences) != 0 || b.Labels[retainedLabel] != trueValue {
 		t.Fatalf("disowned: %+v", b.ObjectMeta)
 	}
-	if disown(first, b) {
+	if disown(first.Name, backupKind, b) {
 		t.Error("disowned twice")
 	}
-	if adopt(second, kind, b) {
+	if adopt(second, kind, holderRef, b) {
 		t.Error("adopted a backup as a claim")
 	}
-	if !adopt(second, backupKind, b) || !metav1.IsControlledBy(b, second) || b.Labels[retainedLabel] != "" {
+	if !adopt(second, backupKind, holderRef, b) || !metav1.IsControlledBy(b, second) || b.Labels[retainedLabel] != "" ||
+		len(b.OwnerReferences) != 2 || b.OwnerReferences[1] != holderRef {
 		t.Fatalf("adopted: %+v", b.ObjectMeta)
 	}
-	if adopt(second, backupKind, b) {
+	if adopt(second, backupKind, holderRef, b) {
 		t.Error("adopted twice")
 	}
 
@@ -71,11 +73,61 @@ func TestDisownAdopt(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := desiredBackup(first, "data-1", "class", triggerRequest)
-			disown(first, b)
+			b := desiredBackup(first, holderRef, "data-1", "class", triggerRequest)
+			disown(first.Name, backupKind, b)
 			tt.mutate(b)
-			if adopt(second, backupKind, b) {
+			if adopt(second, backupKind, holderRef, b) {
 				t.Errorf("adopted: %+v", b.ObjectMeta)
+			}
+		})
+	}
+}
+
+// TestLeftBy checks which objects count as left by a deleted DemoVolume,
+// for the operator to act on its reclaim policy.
+func TestLeftBy(t *testing.T) {
+	deleted := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) { dv.UID = "deleted" })
+	current := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) { dv.UID = "current" })
+	for _, tt := range []struct {
+		name    string
+		mutate  func(*snapshotv1.VolumeSnapshot)
+		current types.UID
+		want    bool
+	}{
+		{name: "controlled by the deleted one", want: true},
+		{name: "controlled by the deleted one, one of the name made since", current: current.UID, want: true},
+		{name: "controlled by the one of the name", current: deleted.UID},
+		{name: "its reference dropped by the garbage collector", want: true,
+			mutate: func(b *snapshotv1.VolumeSnapshot) { b.OwnerReferences = []metav1.OwnerReference{holderRef} }},
+		{name: "labelled as the operator's, never held by the namespace: someone else's", mutate: func(b *snapshotv1.VolumeSnapshot) {
+			b.OwnerReferences = nil
+		}},
+		{name: "its references dropped, unlabelled", mutate: func(b *snapshotv1.VolumeSnapshot) {
+			b.OwnerReferences = nil
+			delete(b.Labels, "app.kubernetes.io/managed-by")
+		}},
+		{name: "kept already", mutate: func(b *snapshotv1.VolumeSnapshot) { disown(deleted.Name, backupKind, b) }},
+		{name: "of another name", mutate: func(b *snapshotv1.VolumeSnapshot) {
+			b.OwnerReferences = nil
+			b.Labels["app.kubernetes.io/instance"] = "other"
+		}},
+		{name: "controlled by a DemoVolume of another name", mutate: func(b *snapshotv1.VolumeSnapshot) {
+			b.OwnerReferences[0].Name = "other"
+		}},
+		{name: "controlled by another kind", mutate: func(b *snapshotv1.VolumeSnapshot) {
+			b.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(deleted, corev1.SchemeGroupVersion.WithKind("ConfigMap"))}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := desiredBackup(deleted, holderRef, "data-1", "class", triggerRequest)
+			if tt.mutate != nil {
+				tt.mutate(b)
+			}
+			if got := leftBy("data", backupKind, tt.current)(b); got != tt.want {
+				t.Errorf("leftBy = %t, want %t: %+v", got, tt.want, b.ObjectMeta)
+			}
+			if leftBy("data", kind, tt.current)(b) && metav1.GetControllerOf(b) == nil {
+				t.Error("a backup taken for a claim")
 			}
 		})
 	}

@@ -201,7 +201,7 @@ func TestComputeStatus(t *testing.T) {
 			dv := newDemoVolume()
 			dv.Generation = 7
 
-			pvc := applytest.Applied(t, desiredClaim(dv, ""), tt.pvc)
+			pvc := applytest.Applied(t, desiredClaim(dv, holderRef, ""), tt.pvc)
 			fromCache := dv.DeepCopy()
 			computeStatus(dv, pvc, tt.applyErr)
 			computeStatus(fromCache, cachedtest.AsCached(t, Owned, pvc), tt.applyErr)
@@ -273,7 +273,7 @@ func TestComputeStatusWaitsForABackup(t *testing.T) {
 func TestComputeStatusNamesTheBackupRestored(t *testing.T) {
 	g := NewWithT(t)
 	dv := newDemoVolume()
-	pvc := applytest.Applied(t, desiredClaim(dv, "data-request-1"), claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: capacity("10Gi")}))
+	pvc := applytest.Applied(t, desiredClaim(dv, holderRef, "data-request-1"), claimWith(corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: capacity("10Gi")}))
 	fromCache := dv.DeepCopy()
 	computeStatus(dv, pvc, nil)
 	computeStatus(fromCache, cachedtest.AsCached(t, Owned, pvc), nil)

@@ -32,12 +32,12 @@ func ControllerReference(owner metav1.Object, gvk schema.GroupVersionKind) *meta
 // namespaced (each of the operator's kinds is), which took a share of the
 // CPU and allocations of a burst (docs/performance.md).
 func EnqueueController(gk schema.GroupKind) handler.EventHandler {
-	return handler.EnqueueRequestsFromMapFunc(controllerOf(gk))
+	return handler.EnqueueRequestsFromMapFunc(ControllerOf(gk))
 }
 
-// controllerOf maps an object to the request of its controller, if that
+// ControllerOf maps an object to the request of its controller, if that
 // is of the kind gk.
-func controllerOf(gk schema.GroupKind) handler.MapFunc {
+func ControllerOf(gk schema.GroupKind) handler.MapFunc {
 	prefix := gk.Group + "/"
 	return func(_ context.Context, obj client.Object) []reconcile.Request {
 		ref := metav1.GetControllerOfNoCopy(obj)

@@ -43,7 +43,7 @@ func TestControllerOf(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1", OwnerReferences: tt.refs}}
-			g.Expect(controllerOf(webServer)(context.Background(), pod)).To(Equal(tt.want))
+			g.Expect(ControllerOf(webServer)(context.Background(), pod)).To(Equal(tt.want))
 		})
 	}
 }

@@ -319,14 +319,16 @@ var _ = Describe("On the local cluster", func() {
 				Eventually(ctx, func() error { return k8sClient.Get(ctx, key("data"), pvc) }).Should(Satisfy(apierrors.IsNotFound))
 				return
 			}
-			// The garbage collector has had every chance to delete it.
-			Consistently(ctx, func(g Gomega) {
+			retained := func(g Gomega) {
 				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
 				g.Expect(pvc.DeletionTimestamp).To(BeNil())
 				g.Expect(pvc.OwnerReferences).To(BeEmpty())
 				g.Expect(pvc.Labels).To(HaveKeyWithValue("seed.example.com/retained", "true"))
 				g.Expect(pvc.Status.Phase).To(Equal(corev1.ClaimBound))
-			}).WithTimeout(5 * time.Second).Should(Succeed())
+			}
+			Eventually(ctx, retained).Should(Succeed())
+			// The garbage collector has had every chance to delete it.
+			Consistently(ctx, retained).WithTimeout(5 * time.Second).Should(Succeed())
 		},
 		Entry("is kept with its data with Retain", seedv1alpha1.ReclaimRetain, true),
 		Entry("is deleted with Delete", seedv1alpha1.ReclaimDelete, false),
