@@ -3,11 +3,18 @@
 package olm
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 )
 
 var _ = Describe("Uninstalled and installed again", Ordered, Serial, func() {
@@ -46,5 +53,55 @@ var _ = Describe("Uninstalled and installed again", Ordered, Serial, func() {
 		Expect(ownedUIDs(ctx, ns)).To(Equal(before), "the reinstalled operator adopts what is there")
 		scale(ctx, objects, 1)
 		deleteAll(ctx, objects)
+	})
+})
+
+var _ = Describe("Uninstalled, with DemoVolumes left", Serial, func() {
+	It("leaves no namespace waiting for it: a namespace of DemoVolumes goes, and a claim retained elsewhere stays", func(ctx SpecContext) {
+		operatorNamespace := createNamespace(ctx, "seed-operator")
+		gone, elsewhere := createNamespace(ctx, "seed-gone"), createNamespace(ctx, "seed-elsewhere")
+		operatorGroup(ctx, operatorNamespace, "seed", gone, elsewhere)
+		sub := subscribe(ctx, operatorNamespace, subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic))
+		csv := installed(ctx, sub, csvName(version))
+		volume := func(namespace, name string, policy seedv1alpha1.ReclaimPolicy) *unstructured.Unstructured {
+			for _, o := range examples(csv, namespace) {
+				if o.GetKind() == "DemoVolume" {
+					o.SetName(name)
+					Expect(unstructured.SetNestedField(o.Object, string(policy), "spec", "reclaimPolicy")).To(Succeed())
+					return o
+				}
+			}
+			Fail("no DemoVolume among the alm-examples")
+			return nil
+		}
+		retainedElsewhere := volume(elsewhere, "retained", seedv1alpha1.ReclaimRetain)
+		createReady(ctx, volume(gone, "retained", seedv1alpha1.ReclaimRetain), volume(gone, "deleted", seedv1alpha1.ReclaimDelete), retainedElsewhere)
+		claim := &corev1.PersistentVolumeClaim{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(retainedElsewhere), claim)).To(Succeed())
+
+		By("uninstalling the operator, then deleting a DemoVolume with Retain: it goes at once, and its namespace holds its claim")
+		uninstall(ctx, operatorNamespace)
+		deleteAndWait(ctx, retainedElsewhere)
+		Eventually(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), pvc)).To(Succeed())
+			g.Expect(pvc.UID).To(Equal(claim.UID))
+			g.Expect(pvc.DeletionTimestamp).To(BeNil())
+			g.Expect(pvc.OwnerReferences).To(ConsistOf(And(HaveField("Kind", "Namespace"), HaveField("Name", elsewhere))),
+				"the garbage collector dropped the DemoVolume's reference, and kept the claim")
+		}).Should(Succeed())
+
+		By("deleting the namespace that holds the others: nothing in it waits for the operator")
+		start := time.Now()
+		deleteAndWait(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gone}})
+		AddReportEntry("a namespace of DemoVolumes deleted after an uninstall", time.Since(start).Round(100*time.Millisecond).String())
+
+		By("the claim retained elsewhere still there")
+		Consistently(ctx, func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), pvc)).To(Succeed())
+			g.Expect(pvc.UID).To(Equal(claim.UID))
+			g.Expect(pvc.DeletionTimestamp).To(BeNil())
+		}).WithTimeout(10 * time.Second).Should(Succeed())
 	})
 })
