@@ -6,7 +6,7 @@ DEPLOY ?= false
 MONITORING ?= false
 # The version of the operator, and the images of its manager, OLM bundle,
 # scorecard tests and catalog.
-VERSION ?= 0.3.1
+VERSION ?= 0.3.2
 IMAGE_TAG_BASE ?= quay.io/seed-operators/seed-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
@@ -19,7 +19,7 @@ DEFAULT_CHANNEL ?= stable
 # The released versions, each bundles/X.Y.Z, and the commit each was
 # released from: the catalog's manager images are built from those commits,
 # as their Dockerfile built them.
-RELEASES = 0.1.0=2fb085721130be75c60a13f34ef0a6881a6cf254 0.2.0=d4d9724b56f0e05619ffb8e579da1e70880baf2d 0.2.1=a222f123a5109ffd24624744c4c17e2f4d7a8666 0.2.2=decc436f4ac915ad65a2d197d29dc4fb7900f09d 0.3.0=9f99b9f49f9625e968f2940d9f318393e0fd5c17
+RELEASES = 0.1.0=2fb085721130be75c60a13f34ef0a6881a6cf254 0.2.0=d4d9724b56f0e05619ffb8e579da1e70880baf2d 0.2.1=a222f123a5109ffd24624744c4c17e2f4d7a8666 0.2.2=decc436f4ac915ad65a2d197d29dc4fb7900f09d 0.3.0=9f99b9f49f9625e968f2940d9f318393e0fd5c17 0.3.1=3b4121a3fb39923aba35c68e6aebb354559078b7
 
 # Every Go build and test here, of the operator and of every tool, is
 # static and -trimpath, with the same build tags: a package compiled once

@@ -88,7 +88,7 @@ var _ = Describe("The package, as OperatorHub shows it", func() {
 				entries[ch.Name] = append(entries[ch.Name], e.Name)
 			}
 		}
-		Expect(entries["candidate"]).To(ConsistOf(csvName("0.1.0"), csvName("0.2.0"), csvName("0.2.1"), csvName("0.2.2"), csvName("0.3.0"), csvName(version)))
-		Expect(entries["stable"]).To(ConsistOf(csvName("0.2.0"), csvName("0.2.1"), csvName("0.2.2"), csvName("0.3.0"), csvName(version)))
+		Expect(entries["candidate"]).To(ConsistOf(csvName("0.1.0"), csvName("0.2.0"), csvName("0.2.1"), csvName("0.2.2"), csvName("0.3.0"), csvName("0.3.1"), csvName(version)))
+		Expect(entries["stable"]).To(ConsistOf(csvName("0.2.0"), csvName("0.2.1"), csvName("0.2.2"), csvName("0.3.0"), csvName("0.3.1"), csvName(version)))
 	})
 })

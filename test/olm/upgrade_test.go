@@ -105,11 +105,9 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 		source := serveCatalog(ctx, previousCatalogName, previousCatalogImage)
 		DeferCleanup(deleteAndWait, source)
 		ns := createNamespace(ctx, "seed-upgrade")
-		// AllNamespaces: 0.3.0's bundle has the reads of objects of no
-		// namespace (volumes, storage and snapshot classes, the kubelets'
-		// stats), which backups and autoGrow need, in the manager's Role,
-		// so OLM grants them in this mode only. Since 0.3.1 they are
-		// cluster permissions, granted in every mode.
+		// AllNamespaces, in which every release's reads of objects of no
+		// namespace are granted: up to 0.3.0 they were in the manager's
+		// Role (since 0.3.1, cluster permissions).
 		operatorGroup(ctx, ns, "seed")
 		spec := subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic)
 		spec.CatalogSource = previousCatalogName

@@ -71,6 +71,7 @@ func createDataVolumes(ctx context.Context, namespace string) *dataVolumes {
 	}).Should(Succeed())
 	v.backups = backupUIDs(ctx, Default, v.backedUp)
 	Expect(v.backups).To(HaveLen(1))
+	AddReportEntry(previousVersion+": a DemoVolume's finalizers", v.backedUp.Finalizers)
 
 	By("a pod filling the other to 78% of 1 GiB, which autoGrow grows")
 	mountClaim(ctx, namespace, v.filled.Name, "dd if=/dev/zero of=/data/fill bs=1M count=800 2>/dev/null && sleep 3600")
@@ -125,6 +126,23 @@ func (v *dataVolumes) expectKept(ctx context.Context, upgraded time.Time) {
 			HaveField("To", v.lastGrowth.To), HaveField("Time.Time", BeTemporally("==", v.lastGrowth.Time.Time)))))
 	}).WithTimeout(30 * time.Second).WithPolling(2 * time.Second).Should(Succeed())
 	Expect(testenv.EventCount(ctx, Default, k8sClient, v.filled, "Grown")).To(Equal(v.grown))
+
+	By("no finalizer on either volume, their claims and backups held by the namespace")
+	Eventually(ctx, func(g Gomega) {
+		for _, dv := range []*seedv1alpha1.DemoVolume{v.backedUp, v.filled} {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), dv)).To(Succeed())
+			g.Expect(dv.Finalizers).To(BeEmpty(), "%s: nothing holds its namespace's deletion", dv.Name)
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dv), claim)).To(Succeed())
+			g.Expect(claim.OwnerReferences).To(ContainElement(And(HaveField("Kind", "Namespace"), HaveField("Name", dv.Namespace))), "claim %s", claim.Name)
+		}
+		list := &snapshotv1.VolumeSnapshotList{}
+		g.Expect(k8sClient.List(ctx, list, client.InNamespace(v.backedUp.Namespace))).To(Succeed())
+		for _, b := range list.Items {
+			if metav1.IsControlledBy(&b, v.backedUp) {
+				g.Expect(b.OwnerReferences).To(ContainElement(HaveField("Kind", "Namespace")), "backup %s", b.Name)
+			}
+		}
+	}).Should(Succeed())
 }
 
 // backupUIDs are the UIDs of dv's backups, by name.
