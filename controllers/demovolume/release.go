@@ -44,8 +44,9 @@ const reasonDeleted = "Deleted"
 // knows of the deletions its predecessor had not acted on; each is
 // forgotten after deletionMemory.
 type deletions struct {
-	mu   sync.Mutex
-	last map[types.NamespacedName]deletion
+	mu    sync.Mutex
+	last  map[types.NamespacedName]deletion
+	swept time.Time
 }
 
 type deletion struct {
@@ -58,6 +59,8 @@ type deletion struct {
 // lease.
 const deletionMemory = 10 * time.Minute
 
+// remember records what the operator acts on of a deleted DemoVolume:
+// which it was, and its reclaim policy.
 func (d *deletions) remember(dv *seedv1alpha1.DemoVolume) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -65,8 +68,15 @@ func (d *deletions) remember(dv *seedv1alpha1.DemoVolume) {
 	if d.last == nil {
 		d.last = map[types.NamespacedName]deletion{}
 	}
-	maps.DeleteFunc(d.last, func(_ types.NamespacedName, old deletion) bool { return now.Sub(old.at) > deletionMemory })
-	d.last[client.ObjectKeyFromObject(dv)] = deletion{dv: dv.DeepCopy(), at: now}
+	if now.Sub(d.swept) > time.Minute {
+		maps.DeleteFunc(d.last, func(_ types.NamespacedName, old deletion) bool { return now.Sub(old.at) > deletionMemory })
+		d.swept = now
+	}
+	last := &seedv1alpha1.DemoVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: dv.Name, Namespace: dv.Namespace, UID: dv.UID, CreationTimestamp: dv.CreationTimestamp},
+		Spec:       seedv1alpha1.DemoVolumeSpec{ReclaimPolicy: dv.Spec.ReclaimPolicy},
+	}
+	d.last[client.ObjectKeyFromObject(dv)] = deletion{dv: last, at: now}
 }
 
 // lastOf is the last state of the deleted DemoVolume key names, nil when
@@ -171,23 +181,31 @@ func (r *Reconciler) leftBehind(ctx context.Context, key types.NamespacedName, c
 // key.Name, on what it left: deletes it with Delete, keeps it otherwise. A
 // DemoVolume of that name with current as its UID may exist, made since.
 func (r *Reconciler) settle(ctx context.Context, key types.NamespacedName, current types.UID) error {
+	last := r.deletions.lastOf(key)
 	left, err := r.leftBehind(ctx, key, current)
-	if err != nil || left.empty() {
+	if err != nil {
 		return err
 	}
-	last := r.deletions.lastOf(key)
+	if left.empty() {
+		if last != nil {
+			r.deletions.forget(key, last.UID)
+		}
+		return nil
+	}
 	gone := last
 	if gone == nil {
 		// Seen by no watch: the event is about the DemoVolume by name.
 		gone = &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
 	}
 	if last != nil && last.Spec.ReclaimPolicy == seedv1alpha1.ReclaimDelete {
-		if left, err = r.deleteLeft(ctx, last, left); err != nil || left.empty() {
+		if left, err = r.deleteLeft(ctx, last, left); err != nil {
 			return err
 		}
 	}
-	if err := r.keep(ctx, gone, left, last == nil); err != nil {
-		return err
+	if !left.empty() {
+		if err := r.keep(ctx, gone, left, last == nil); err != nil {
+			return err
+		}
 	}
 	if last != nil {
 		r.deletions.forget(key, last.UID)

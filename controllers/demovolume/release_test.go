@@ -14,7 +14,10 @@ import (
 
 func TestDeletions(t *testing.T) {
 	key := types.NamespacedName{Namespace: "team-a", Name: "data"}
-	first := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) { dv.UID = "first" })
+	first := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) {
+		dv.UID = "first"
+		dv.Status.ClaimName = "data"
+	})
 	second := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) {
 		dv.UID = "second"
 		dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete
@@ -32,6 +35,9 @@ func TestDeletions(t *testing.T) {
 	first.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete
 	if last := d.lastOf(key); last == nil || last.UID != "first" || last.Spec.ReclaimPolicy != seedv1alpha1.ReclaimRetain {
 		t.Fatalf("last state %+v, want first's as it was deleted", last)
+	}
+	if last := d.lastOf(key); last.Status.ClaimName != "" || last.Spec.Size != 0 {
+		t.Errorf("remembered more than which it was and its policy: %+v", last)
 	}
 	d.observe(second)
 	d.forget(key, "first")
