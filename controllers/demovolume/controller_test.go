@@ -687,11 +687,18 @@ var _ = Describe("DemoVolume controller", func() {
 		expectEvent(ctx, "again", reasonRetained, "Kept PersistentVolumeClaim again")
 	})
 
-	It("drops the finalizer earlier releases gave, and acts on the policy once a DemoVolume another finalizer held goes", func(ctx SpecContext) {
+	It("drops the finalizer earlier releases gave, which takes patch on DemoVolumes, and acts on the policy once a DemoVolume another finalizer held goes", Serial, func(ctx SpecContext) {
 		const held = "example.com/held"
 		legacy := func(dv *seedv1alpha1.DemoVolume) { dv.Finalizers = []string{claimFinalizer, held} }
+		By("kept without patch on DemoVolumes, which removing it takes")
+		restore := env.WithoutGrant(ctx, seedv1alpha1.GroupVersion.Group, "demovolumes", "patch")
 		for _, name := range []string{"live", "deleted"} {
 			create(ctx, name, legacy)
+		}
+		Consistently(ctx, func(g Gomega) []string { return demoVolume(ctx, g, "live").Finalizers }).
+			WithTimeout(2*time.Second).Should(ContainElement(claimFinalizer))
+		restore(ctx)
+		for _, name := range []string{"live", "deleted"} {
 			Eventually(ctx, func(g Gomega) {
 				g.Expect(demoVolume(ctx, g, name).Finalizers).To(ConsistOf(held))
 			}).Should(Succeed())
