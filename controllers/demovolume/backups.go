@@ -74,7 +74,9 @@ func (r *refusal) Error() string { return r.message }
 
 // listBackups lists the backups dv controls, newest first, once it has
 // taken back those a deleted DemoVolume of its name kept.
-func (r *Reconciler) listBackups(ctx context.Context, dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference) ([]snapshotv1.VolumeSnapshot, error) {
+func (r *Reconciler) listBackups(
+	ctx context.Context, dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference,
+) ([]snapshotv1.VolumeSnapshot, error) {
 	if !r.Snapshots {
 		return nil, nil
 	}

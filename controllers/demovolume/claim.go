@@ -36,7 +36,9 @@ func desiredClaim(dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference, bac
 // deleted DemoVolume of this name that retained it, keeps its size. A
 // request not granted yet is taken back, and a capacity larger than any
 // request (a file share's) asks for nothing.
-func liveClaimSpec(dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference, live *corev1.PersistentVolumeClaim) *corev1ac.PersistentVolumeClaimApplyConfiguration {
+func liveClaimSpec(
+	dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference, live *corev1.PersistentVolumeClaim,
+) *corev1ac.PersistentVolumeClaimApplyConfiguration {
 	c := desiredClaim(dv, holder, backupSource(live))
 	request, requested := live.Spec.Resources.Requests[corev1.ResourceStorage]
 	capacity, bound := live.Status.Capacity[corev1.ResourceStorage]

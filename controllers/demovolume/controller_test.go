@@ -696,7 +696,7 @@ var _ = Describe("DemoVolume controller", func() {
 			create(ctx, name, legacy)
 		}
 		Consistently(ctx, func(g Gomega) []string { return demoVolume(ctx, g, "live").Finalizers }).
-			WithTimeout(2*time.Second).Should(ContainElement(claimFinalizer))
+			WithTimeout(2 * time.Second).Should(ContainElement(claimFinalizer))
 		restore(ctx)
 		for _, name := range []string{"live", "deleted"} {
 			Eventually(ctx, func(g Gomega) {
