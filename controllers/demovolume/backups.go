@@ -72,11 +72,10 @@ type refusal struct {
 
 func (r *refusal) Error() string { return r.message }
 
-// listBackups lists the backups dv controls, newest first, once it has
-// taken back those a deleted DemoVolume of its name kept.
-func (r *Reconciler) listBackups(
-	ctx context.Context, dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference,
-) ([]snapshotv1.VolumeSnapshot, error) {
+// listBackups lists, from the cache, the snapshots labelled as backups of
+// a DemoVolume of dv's name: dv's own, and those a deleted one kept or
+// left.
+func (r *Reconciler) listBackups(ctx context.Context, dv *seedv1alpha1.DemoVolume) ([]snapshotv1.VolumeSnapshot, error) {
 	if !r.Snapshots {
 		return nil, nil
 	}
@@ -84,12 +83,7 @@ func (r *Reconciler) listBackups(
 	if err := r.List(ctx, list, client.InNamespace(dv.Namespace), client.MatchingLabels(kube.SelectorLabels(backupKind, dv.Name))); err != nil {
 		return nil, fmt.Errorf("listing the backups: %w", err)
 	}
-	owned, err := r.adoptBackups(ctx, dv, holder, list.Items)
-	if err != nil {
-		return nil, err
-	}
-	newestFirst(owned)
-	return owned, nil
+	return list.Items, nil
 }
 
 // backUp takes the backups that are due, a requested one and a scheduled

@@ -88,9 +88,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.dropFinalizer(ctx, dv); err != nil || !dv.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, err
 	}
+	listed, err := r.listBackups(ctx, dv)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	// One made again under the name of one just deleted, before the
 	// operator acted on what that one left.
-	if left, err := r.leftInCache(ctx, dv); err != nil || left {
+	if left, err := r.leftInCache(ctx, dv, listed); err != nil || left {
 		return ctrl.Result{}, errors.Join(err, r.settle(ctx, req.NamespacedName, dv.UID))
 	}
 	holder, err := r.holder(ctx, dv.Namespace)
@@ -99,7 +103,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	original := dv.DeepCopy()
 
-	list, err := r.listBackups(ctx, dv, holder)
+	list, err := r.adoptBackups(ctx, dv, holder, listed)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -143,10 +147,12 @@ func (r *Reconciler) applyClaim(ctx context.Context, dv *seedv1alpha1.DemoVolume
 	case err == nil:
 		// Taken back by a patch of its metadata, as it was kept: the apply
 		// would not remove a label it did not set.
-		if err := kube.PatchMeta(ctx, r.Client, r.Applier.APIReader, live, func(obj client.Object) bool {
-			return adopt(dv, kind, b.holder, obj)
-		}); err != nil {
-			return fmt.Errorf("adopting claim %s: %w", live.Name, err)
+		if retainedFor(dv, kind)(live) {
+			if err := kube.PatchMeta(ctx, r.Client, r.Applier.APIReader, live, func(obj client.Object) bool {
+				return adopt(dv, kind, b.holder, obj)
+			}); err != nil {
+				return fmt.Errorf("adopting claim %s: %w", live.Name, err)
+			}
 		}
 		switch {
 		case metav1.IsControlledBy(live, dv) && !live.DeletionTimestamp.IsZero():

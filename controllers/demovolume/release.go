@@ -131,13 +131,18 @@ func (h enqueueDeleted) Delete(ctx context.Context, e event.DeleteEvent, q workq
 func leftBy(name, kind string, current types.UID) func(client.Object) bool {
 	return func(obj client.Object) bool {
 		if ref := metav1.GetControllerOfNoCopy(obj); ref != nil {
-			return ref.Kind == gvk.Kind && ref.APIVersion == gvk.GroupVersion().String() && ref.Name == name && ref.UID != current
+			return refersTo(*ref, name) && ref.UID != current
 		}
 		labels := obj.GetLabels()
 		return labels[kube.LabelManagedBy] == kube.ManagedBy && labels[kube.LabelName] == kind &&
 			labels[kube.LabelInstance] == name && labels[retainedLabel] != trueValue &&
 			slices.ContainsFunc(obj.GetOwnerReferences(), isHolder)
 	}
+}
+
+// refersTo tells whether ref is to a DemoVolume named name.
+func refersTo(ref metav1.OwnerReference, name string) bool {
+	return ref.Kind == gvk.Kind && ref.APIVersion == gvk.GroupVersion().String() && ref.Name == name
 }
 
 // leftovers are the claim and the backups a deleted DemoVolume left.
@@ -286,10 +291,10 @@ func (r *Reconciler) keep(ctx context.Context, dv *seedv1alpha1.DemoVolume, left
 	return nil
 }
 
-// leftInCache tells whether the cache holds a claim or a backup that a
-// deleted DemoVolume of dv's name left, which the operator has not acted
-// on.
-func (r *Reconciler) leftInCache(ctx context.Context, dv *seedv1alpha1.DemoVolume) (bool, error) {
+// leftInCache tells whether the cache holds a claim or a backup (of
+// listed, listBackups') that a deleted DemoVolume of dv's name left, which
+// the operator has not acted on.
+func (r *Reconciler) leftInCache(ctx context.Context, dv *seedv1alpha1.DemoVolume, listed []snapshotv1.VolumeSnapshot) (bool, error) {
 	pvc := &corev1.PersistentVolumeClaim{}
 	switch err := r.Get(ctx, client.ObjectKeyFromObject(dv), pvc); {
 	case err == nil && leftBy(dv.Name, kind, dv.UID)(pvc):
@@ -297,14 +302,7 @@ func (r *Reconciler) leftInCache(ctx context.Context, dv *seedv1alpha1.DemoVolum
 	case client.IgnoreNotFound(err) != nil:
 		return false, fmt.Errorf("getting claim %s: %w", dv.Name, err)
 	}
-	if !r.Snapshots {
-		return false, nil
-	}
-	list := &snapshotv1.VolumeSnapshotList{}
-	if err := r.List(ctx, list, client.InNamespace(dv.Namespace), client.MatchingLabels(kube.SelectorLabels(backupKind, dv.Name))); err != nil {
-		return false, fmt.Errorf("listing the backups: %w", err)
-	}
-	return slices.ContainsFunc(list.Items, func(b snapshotv1.VolumeSnapshot) bool { return leftBy(dv.Name, backupKind, dv.UID)(&b) }), nil
+	return slices.ContainsFunc(listed, func(b snapshotv1.VolumeSnapshot) bool { return leftBy(dv.Name, backupKind, dv.UID)(&b) }), nil
 }
 
 // dropFinalizer removes the finalizer that releases up to 0.3.1 gave

@@ -51,8 +51,8 @@ func keptMessage(pvc *corev1.PersistentVolumeClaim, backups []string) string {
 }
 
 // adoptBackups takes back the backups that a deleted DemoVolume of dv's
-// name kept, from a list of dv's backups as the cache has them, and
-// returns those that are dv's.
+// name kept, from a list of dv's backups as the cache has them
+// (listBackups), and returns those that are dv's, newest first.
 func (r *Reconciler) adoptBackups(
 	ctx context.Context, dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference, list []snapshotv1.VolumeSnapshot,
 ) ([]snapshotv1.VolumeSnapshot, error) {
@@ -91,19 +91,20 @@ func (r *Reconciler) adoptBackups(
 		r.Applier.Recorder.Eventf(dv, nil, corev1.EventTypeNormal, reasonAdopted, "Adopt",
 			"Took back backups %s, which a deleted DemoVolume of this name kept", strings.Join(adopted, ", "))
 	}
+	newestFirst(owned)
 	return owned, nil
 }
 
 // disown makes obj, of kind, left by a deleted DemoVolume named name,
 // one that stays: owned neither by it nor by its namespace, of no
-// DemoVolume's UID, and labelled as the operator's and retained. Only its metadata changes: its spec is
-// left as it is, as a claim's request may be one the API server refuses (a
-// claim not bound yet, or whose storage class cannot expand). It tells
-// whether obj changed.
+// DemoVolume's UID, and labelled as the operator's and retained. Only its
+// metadata changes: its spec is left as it is, as a claim's request may be
+// one the API server refuses (a claim not bound yet, or whose storage
+// class cannot expand). It tells whether obj changed.
 func disown(name, kind string, obj client.Object) bool {
 	refs := obj.GetOwnerReferences()
 	kept := slices.DeleteFunc(slices.Clone(refs), func(ref metav1.OwnerReference) bool {
-		return isHolder(ref) || ref.Kind == gvk.Kind && ref.APIVersion == gvk.GroupVersion().String() && ref.Name == name
+		return isHolder(ref) || refersTo(ref, name)
 	})
 	changed := len(kept) != len(refs)
 	labels := obj.GetLabels()
