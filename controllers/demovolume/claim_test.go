@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 func TestClaim(t *testing.T) {
@@ -65,13 +66,7 @@ func TestClaim(t *testing.T) {
 			g.Expect(c.Name).To(HaveValue(Equal("data")), "the claim is named after the DemoVolume")
 			g.Expect(c.Namespace).To(HaveValue(Equal("team-a")))
 			g.Expect(c.OwnerReferences).To(HaveLen(2))
-			owner := c.OwnerReferences[0]
-			g.Expect(owner.Kind).To(HaveValue(Equal("DemoVolume")))
-			g.Expect(owner.APIVersion).To(HaveValue(Equal("seed.example.com/v1alpha1")))
-			g.Expect(owner.Name).To(HaveValue(Equal("data")))
-			g.Expect(owner.UID).To(HaveValue(BeEquivalentTo("uid-1")))
-			g.Expect(owner.Controller).To(HaveValue(BeTrue()))
-			g.Expect(owner.BlockOwnerDeletion).To(HaveValue(BeTrue()))
+			g.Expect(c.OwnerReferences[0]).To(testenv.ControllerReference("DemoVolume", "data", "uid-1"))
 			// Its namespace holds it too, so that the garbage collector
 			// does not delete it with the DemoVolume.
 			holder := c.OwnerReferences[1]

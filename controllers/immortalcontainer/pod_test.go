@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 func TestDesiredPod(t *testing.T) {
@@ -96,13 +97,7 @@ func TestDesiredPod(t *testing.T) {
 			}))
 			g.Expect(p.Annotations).To(HaveKeyWithValue(specHashAnnotation, MatchRegexp(`^[0-9a-f]{16}$`)))
 			g.Expect(p.OwnerReferences).To(HaveLen(1))
-			owner := p.OwnerReferences[0]
-			g.Expect(owner.Kind).To(HaveValue(Equal("ImmortalContainer")))
-			g.Expect(owner.APIVersion).To(HaveValue(Equal("seed.example.com/v1alpha1")))
-			g.Expect(owner.Name).To(HaveValue(Equal("app")))
-			g.Expect(owner.UID).To(HaveValue(BeEquivalentTo("uid-1")))
-			g.Expect(owner.Controller).To(HaveValue(BeTrue()))
-			g.Expect(owner.BlockOwnerDeletion).To(HaveValue(BeTrue()))
+			g.Expect(p.OwnerReferences[0]).To(testenv.ControllerReference("ImmortalContainer", "app", "uid-1"))
 
 			spec := p.Spec
 			// The operator, not the kubelet, restarts the container, so that

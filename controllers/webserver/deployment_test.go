@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 func TestDesiredDeployment(t *testing.T) {
@@ -78,12 +79,7 @@ func TestDesiredDeployment(t *testing.T) {
 				"app.kubernetes.io/managed-by": "seed-operator",
 			}))
 			g.Expect(d.OwnerReferences).To(HaveLen(1))
-			owner := d.OwnerReferences[0]
-			g.Expect(owner.Kind).To(HaveValue(Equal("WebServer")))
-			g.Expect(owner.APIVersion).To(HaveValue(Equal("seed.example.com/v1alpha1")))
-			g.Expect(owner.UID).To(HaveValue(BeEquivalentTo("uid-1")))
-			g.Expect(owner.Controller).To(HaveValue(BeTrue()))
-			g.Expect(owner.BlockOwnerDeletion).To(HaveValue(BeTrue()))
+			g.Expect(d.OwnerReferences[0]).To(testenv.ControllerReference("WebServer", "web", "uid-1"))
 
 			g.Expect(d.Spec.Replicas).To(HaveValue(Equal(tt.want)))
 			// The selector is the same for every spec, so an upgrade never

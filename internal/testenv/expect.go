@@ -154,3 +154,18 @@ func ExpectCachedUpToDate(ctx context.Context, cache client.Reader, desired appl
 		g.Expect(apply.UpToDate(desired, empty)).To(BeTrue(), "the cached %s is as applied: no apply is sent", key)
 	}).Should(Succeed())
 }
+
+// ControllerReference matches the owner reference that
+// kube.ControllerReference gives an owned object's apply configuration:
+// to the custom resource of kind, name and uid, its controller, blocking
+// its deletion.
+func ControllerReference(kind, name string, uid types.UID) gomegatypes.GomegaMatcher {
+	return And(
+		HaveField("Kind", HaveValue(Equal(kind))),
+		HaveField("APIVersion", HaveValue(Equal("seed.example.com/v1alpha1"))),
+		HaveField("Name", HaveValue(Equal(name))),
+		HaveField("UID", HaveValue(Equal(uid))),
+		HaveField("Controller", HaveValue(BeTrue())),
+		HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
+	)
+}
