@@ -1,9 +1,11 @@
 // Package tools checks that the programs the Makefile builds compile the
 // Kubernetes libraries once between them. The go command reuses a
 // compiled package only when its version, its files (which build tags
-// select) and the Go release agree, so a module that resolves k8s.io/api
-// to another version, or a recipe with other tags, compiles them all again:
-// minutes on a cold machine, and nothing else would tell.
+// select), the Go release and every package it imports agree, so a module
+// that resolves k8s.io/api to another version, or golang.org/x/net or any
+// other module under the Kubernetes libraries, or a recipe with other
+// tags, compiles them all again: minutes on a cold machine, and nothing
+// else would tell.
 package tools
 
 import (
@@ -38,18 +40,13 @@ func modules(t *testing.T) []string {
 	return dirs
 }
 
-// apart are the modules that cannot build with the shared versions, and
-// why. A module listed here that shares them after all fails the test too,
-// so that the list says what is true.
+// apart are the modules that cannot build with the Kubernetes libraries'
+// shared versions, and why: they share nothing above those. A module
+// listed here that resolves every module it builds from as the others do
+// fails the test too, so that the list says what is true.
 var apart = map[string]string{
 	"monitoring": "prometheus-operator v0.85.0 calls controller-runtime 0.22's conversion webhook, which 0.25 changed",
 	"olmv1":      "operator-controller v1.2.0 calls client-go 0.32's reflector error handler, which 0.37 changed",
-}
-
-// shared reports whether a module is one of those that must resolve to one
-// version across the modules: the Kubernetes libraries and controller-runtime.
-func shared(path string) bool {
-	return strings.HasPrefix(path, "k8s.io/") || path == "sigs.k8s.io/controller-runtime"
 }
 
 func TestModulesResolveTheLibrariesTheOperatorDoes(t *testing.T) {
@@ -58,11 +55,12 @@ func TestModulesResolveTheLibrariesTheOperatorDoes(t *testing.T) {
 	for _, dir := range dirs {
 		resolved[dir] = resolve(t, dir)
 	}
-	// The operator's versions, and the local cluster's for the libraries
-	// the operator does not use: both compile most of what the others do.
-	// The two must agree on every module they both use, not only the shared
-	// ones: a package compiled against another golang.org/x/net, say, is
-	// compiled again, and so is everything that imports it.
+	// The operator's versions, and the local cluster's for the modules the
+	// operator does not use: both compile most of what the others do.
+	// Every module must agree with them on every module both use, not only
+	// on the Kubernetes libraries: a package compiled against another
+	// golang.org/x/net, say, is compiled again, and so is everything that
+	// imports it.
 	want := map[string]string{}
 	for _, dir := range []string{"../..", "cluster"} {
 		for path, version := range resolved[dir] {
@@ -75,9 +73,6 @@ func TestModulesResolveTheLibrariesTheOperatorDoes(t *testing.T) {
 	for _, dir := range dirs {
 		var differ []string
 		for path, version := range resolved[dir] {
-			if !shared(path) {
-				continue
-			}
 			if other, ok := want[path]; ok && other != version {
 				differ = append(differ, path+" "+version+" (not "+other+")")
 			}
@@ -86,9 +81,9 @@ func TestModulesResolveTheLibrariesTheOperatorDoes(t *testing.T) {
 		why, isApart := apart[dir]
 		switch {
 		case len(differ) > 0 && !isApart:
-			t.Errorf("%s resolves %s: so its programs compile those libraries again; require the shared versions in its go.mod", dir, strings.Join(differ, ", "))
+			t.Errorf("%s resolves %s: so its programs compile those libraries again; require the operator's or the local cluster's versions in its go.mod (or raise theirs, when its own are newer)", dir, strings.Join(differ, ", "))
 		case len(differ) == 0 && isApart:
-			t.Errorf("%s resolves every shared library to the shared version: remove it from apart (%q)", dir, why)
+			t.Errorf("%s resolves every module to the shared version: remove it from apart (%q)", dir, why)
 		}
 	}
 }
