@@ -20,7 +20,7 @@ CHAOS_DURATION ?= 60s
 CHAOS_SEED ?=
 
 .PHONY: test-chaos
-test-chaos: cluster-up build kustomize helm images ## Kill the local cluster's kube-apiserver, then etcd, for 20 s each, restart the real node's kubelet and containerd, cut the leader off the API server for 30 s, throttle the operator with 429s, edit its objects and their owners' spec from other clients for 30 s, and kill random replicas for CHAOS_DURATION under the operator's replicas while they reconcile every kind, and print how they ride it out and converge. FOCUS=regexp runs the specs it matches.
+test-chaos: cluster-up build kustomize helm images ## Kill the local cluster's kube-apiserver, then etcd, for 20 s each, restart the real node's kubelet and containerd, cut the leader off the API server for 30 s, throttle the operator with 429s, raise etcd's NOSPACE alarm for 30 s, edit its objects and their owners' spec from other clients for 30 s, and kill random replicas for CHAOS_DURATION under the operator's replicas while they reconcile every kind, and print how they ride it out and converge. FOCUS=regexp runs the specs it matches.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
 	$(E2E_ENV) $(CLUSTER_ENV) CLUSTER_DIR=$(LOCALBIN)/cluster CHAOS_DURATION=$(CHAOS_DURATION) CHAOS_SEED=$(CHAOS_SEED) \
 		$(GO) test -tags e2e,chaos ./test/e2e -timeout 30m -v -ginkgo.v -ginkgo.fail-on-empty -ginkgo.label-filter=chaos $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
