@@ -140,11 +140,10 @@ func killRandomly(ctx context.Context, rng *rand.Rand, duration time.Duration, n
 			continue
 		}
 		inProgress := 0
-		for until := time.Now().Add(10 * time.Second); inProgress == 0 && time.Now().Before(until); {
-			if inProgress = notReadyIn(ctx, namespace); inProgress == 0 {
-				time.Sleep(100 * time.Millisecond)
-			}
-		}
+		pollUntil(10*time.Second, 100*time.Millisecond, func() bool {
+			inProgress = notReadyIn(ctx, namespace)
+			return inProgress > 0
+		})
 		leading := r.isLeader()
 		By(fmt.Sprintf("killing %s (leading: %t) with %d resources not yet Ready", r.name, leading, inProgress))
 		killedAt := time.Now()

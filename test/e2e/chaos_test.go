@@ -229,17 +229,28 @@ func restartKwok(ctx context.Context, controlPlane *cluster.Cluster) {
 // leasesTaken waits up to 30 s until every node's Lease exists, and tells
 // whether they all do.
 func leasesTaken(ctx context.Context, nodes []string) bool {
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Second) {
-		missing := 0
+	return pollUntil(30*time.Second, time.Second, func() bool {
 		for _, node := range nodes {
 			err := k8sClient.Get(ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: node}, &coordinationv1.Lease{})
 			Expect(client.IgnoreNotFound(err)).To(Succeed())
 			if err != nil {
-				missing++
+				return false
 			}
 		}
-		if missing == 0 || time.Now().After(deadline) {
-			return missing == 0
+		return true
+	})
+}
+
+// pollUntil calls done every interval until it returns true or within has
+// passed, and tells whether it returned true. The chaos specs wait so where
+// running out of time is an outcome to report, not a failure.
+func pollUntil(within, interval time.Duration, done func() bool) bool {
+	for deadline := time.Now().Add(within); ; time.Sleep(interval) {
+		if done() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
 		}
 	}
 }
@@ -260,7 +271,7 @@ func fakeNodes(ctx context.Context) []string {
 // since is still pending, and names those that are.
 func unplayedPods(ctx context.Context, nodes []string, since time.Time) []string {
 	var pending []string
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Second) {
+	pollUntil(20*time.Second, time.Second, func() bool {
 		pending = nil
 		for _, node := range nodes {
 			pods := &corev1.PodList{}
@@ -271,10 +282,9 @@ func unplayedPods(ctx context.Context, nodes []string, since time.Time) []string
 				}
 			}
 		}
-		if len(pending) == 0 || time.Now().After(deadline) {
-			return pending
-		}
-	}
+		return len(pending) == 0
+	})
+	return pending
 }
 
 // boundAt is when the scheduler bound the pod to its node, or when it was
