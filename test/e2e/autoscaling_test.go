@@ -54,7 +54,7 @@ var _ = Describe("Autoscaling on the real node", func() {
 		// Slower than the other specs' poller, which alone would keep two
 		// pods above the target.
 		poller := pollPage(ctx, key, 100*time.Millisecond)
-		audit := startAuditLog()
+		audit := testenv.StartAuditLog()
 
 		By("a pod sending requests through the Service, four at a time")
 		// One core of fetch processes keeps four pods above the target
@@ -157,11 +157,11 @@ var _ = Describe("Autoscaling on the real node", func() {
 // what sets a WebServer's or its Deployment's replicas in namespace: the
 // WebServer (its spec, or its scale subresource) and the Deployment (its
 // spec, or its scale subresource). Status writes are not among them.
-func replicaWrites(audit auditLog, namespace string, since time.Time) []auditEvent {
+func replicaWrites(audit testenv.AuditLog, namespace string, since time.Time) []testenv.AuditEvent {
 	writes := map[string]bool{"update": true, "patch": true, "create": true}
-	return audit.matching(func(e auditEvent) bool {
+	return audit.Matching(func(e testenv.AuditEvent) bool {
 		r := e.ObjectRef
-		return r.Namespace == namespace && writes[e.Verb] && e.code() < 300 && !e.Received.Time.Before(since) &&
+		return r.Namespace == namespace && writes[e.Verb] && e.Code() < 300 && !e.Received.Time.Before(since) &&
 			(r.Resource == "webservers" || r.Resource == "deployments") && r.Subresource != "status"
 	})
 }

@@ -40,7 +40,7 @@ var _ = Describe("Out of space", Label("chaos"), Serial, func() {
 
 		By(fmt.Sprintf("raising etcd's NOSPACE alarm for %s while the operator reconciles them", fullFor))
 		inProgress := notReadyIn(ctx, namespace)
-		audit := startAuditLog()
+		audit := testenv.StartAuditLog()
 		raised := time.Now()
 		Expect(controlPlane.NoSpace(ctx, true)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) { Expect(controlPlane.NoSpace(ctx, false)).To(Succeed()) })
@@ -52,7 +52,7 @@ var _ = Describe("Out of space", Label("chaos"), Serial, func() {
 		lifting := time.Now()
 		Expect(controlPlane.NoSpace(ctx, false)).To(Succeed())
 		disarmed := time.Now()
-		during := audit.events(testenv.OperatorUser)
+		during := audit.Events(testenv.OperatorUser)
 
 		restartKwok(ctx, controlPlane)
 		expectAllReady(ctx, objs)
@@ -62,7 +62,7 @@ var _ = Describe("Out of space", Label("chaos"), Serial, func() {
 		quietFrom := lifting.Add(-quietFor)
 		var refused, quiet int
 		for _, e := range during {
-			if e.Received.Time.Before(lifting) && e.code() >= 500 && isWrite(e.Verb) {
+			if e.Received.Time.Before(lifting) && e.Code() >= 500 && e.Writes() {
 				refused++
 			}
 			if e.Received.After(quietFrom) && e.Received.Time.Before(lifting) {
@@ -98,15 +98,6 @@ var _ = Describe("Out of space", Label("chaos"), Serial, func() {
 // period, with a read of the Lease and a refused update.
 func leaseRequestBound(window time.Duration) int {
 	return len(replicas) * 2 * (int(window/kube.DefaultRetryPeriod) + 1)
-}
-
-// isWrite tells whether an audit event's verb writes.
-func isWrite(verb string) bool {
-	switch verb {
-	case "create", "update", "patch", "delete", "deletecollection":
-		return true
-	}
-	return false
 }
 
 // replicaLogs are the logs of every replica this suite started.

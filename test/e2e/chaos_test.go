@@ -99,7 +99,7 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 		throttledBefore := counted(ctx, scrape, throttledRequests)
 		errorsBefore := counted(ctx, scrape, testenv.Metrics.ReconcileErrors)
 		exits := exitCount()
-		audit := startAuditLog()
+		audit := testenv.StartAuditLog()
 		throttleOperator(ctx)
 
 		created := watchCreations(ctx, namespace)
@@ -110,7 +110,7 @@ var _ = Describe("Chaos", Label("chaos"), Ordered, Serial, func() {
 		throttled := counted(ctx, scrape, throttledRequests) - throttledBefore
 		errors := counted(ctx, scrape, testenv.Metrics.ReconcileErrors) - errorsBefore
 		// The API server's Retry-After is a second at least.
-		tooSoon, allowed := retriedTooSoon(audit.events(testenv.OperatorUser), time.Second)
+		tooSoon, allowed := retriedTooSoon(audit.Events(testenv.OperatorUser), time.Second)
 		report := fmt.Sprintf("%d requests answered 429, %d asked again within a second (%d may be); all %d resources Ready %.1fs after the burst began (the bound: %s); %d reconcile errors",
 			int(throttled), tooSoon, allowed, len(objs), converged.Seconds(), throttledConvergence, int(errors))
 		AddReportEntry("chaos: throttled", report)

@@ -69,9 +69,9 @@ func implied(g grant, used map[grant]bool) string {
 
 // used reads the grants the API server authorized for user since the
 // suite began.
-func (a auditLog) used(user string) map[grant]bool {
+func used(a testenv.AuditLog, user string) map[grant]bool {
 	used := map[grant]bool{}
-	for _, event := range a.events(user) {
+	for _, event := range a.Events(user) {
 		if event.Annotations["authorization.k8s.io/decision"] != "allow" {
 			continue
 		}
@@ -138,14 +138,14 @@ func granted(ctx context.Context) (map[grant]bool, []string) {
 
 // expectEveryGrantUsed fails on a wildcard rule, and on a grant the
 // operator did not use since audit began and that nothing implies.
-func expectEveryGrantUsed(ctx context.Context, audit auditLog) {
+func expectEveryGrantUsed(ctx context.Context, audit testenv.AuditLog) {
 	grants, wildcards := granted(ctx)
 	Expect(wildcards).To(BeEmpty(), "wildcard rules bound to the operator")
-	used := audit.used(testenv.OperatorUser)
-	Expect(used).NotTo(BeEmpty(), "the audit log %s has no request of %s", audit.path, testenv.OperatorUser)
+	usedGrants := used(audit, testenv.OperatorUser)
+	Expect(usedGrants).NotTo(BeEmpty(), "the audit log has no request of %s", testenv.OperatorUser)
 	var unused []string
 	for g := range grants {
-		if !used[g] && implied(g, used) == "" {
+		if !usedGrants[g] && implied(g, usedGrants) == "" {
 			unused = append(unused, g.String())
 		}
 	}

@@ -55,7 +55,7 @@ var (
 	// specNamespaces are the namespaces the running spec created.
 	specNamespaces []string
 	// audit is the API server's audit log of this run.
-	audit auditLog
+	audit testenv.AuditLog
 	// ticking is the ScheduledEcho the suite starts before its specs.
 	ticking *seedv1alpha1.ScheduledEcho
 )
@@ -89,7 +89,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(os.Getenv("IMAGES_RECORD")).NotTo(BeEmpty(), "IMAGES_RECORD must name the record of `make images`: run `make test-e2e`")
 	images, err = cluster.ReadImages(os.Getenv("IMAGES_RECORD"))
 	Expect(err).NotTo(HaveOccurred())
-	audit = startAuditLog()
+	audit = testenv.StartAuditLog()
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
 	Expect(k8sClient.List(ctx, crds)).To(Succeed())
