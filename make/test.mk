@@ -51,7 +51,7 @@ test-olm: olm-up olmv1-up operator-sdk ## Run the OLM suite against the local cl
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) VERSION=$(VERSION) CATALOG_IMG=$(CATALOG_IMG) OPERATOR_SDK=$(OPERATOR_SDK) \
 		PREVIOUS_VERSION=$(PREVIOUS_VERSION) PREVIOUS_CATALOG_IMG=$(PREVIOUS_CATALOG_IMG) \
 		REGISTRY_TLS=$$($(CLUSTER_ENV) $(CLUSTER) registry-tls) CLUSTER_CA=$(CLUSTER_CA) \
-		IMAGES_RECORD=$(IMAGES_RECORD) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) \
+		IMAGES_RECORD=$(IMAGES_RECORD) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) AUDIT_LOG=$(LOCALBIN)/cluster/logs/audit.log \
 		PROMETHEUS_OPERATOR_CRDS=$(PROMETHEUS_OPERATOR_MODULE_DIR)/example/prometheus-operator-crd \
 		$(GO) test -tags olm ./test/olm -timeout 40m -v -ginkgo.v -ginkgo.fail-on-empty $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
 
