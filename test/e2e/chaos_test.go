@@ -318,14 +318,18 @@ func (r recovery) expectWithinBounds() {
 	Expect(r.inProgress).To(BeNumerically(">", 0), "every resource was Ready when %s was killed: the outage hit no work", r.component)
 	Expect(r.owned).To(BeNumerically("<=", recoverWithin), "every owned object made after the return")
 	if !r.controllers.IsZero() {
-		cleared := r.back
-		if r.restarted.After(cleared) {
-			cleared = r.restarted
-		}
-		Expect(r.controllers.Sub(cleared)).To(BeNumerically("<=", controlPlaneWithin),
+		Expect(r.controllers.Sub(later(r.back, r.restarted))).To(BeNumerically("<=", controlPlaneWithin),
 			"the controller manager and the scheduler leading again after the return, or after their restart if later")
 	}
 	Expect(r.converged-max(0, r.controllers.Sub(r.back))).To(BeNumerically("<=", recoverWithin), "all Ready after the control plane's return")
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // controlPlaneWithin bounds the time from a control-plane component's
