@@ -14,7 +14,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -40,14 +39,7 @@ var _ = Describe("Upgraded by OLM under load", Serial, func() {
 
 	It("upgrades while resources are made, scaled and deleted: nothing lost or made twice, no object fought over, all Ready within a minute",
 		func(ctx SpecContext) {
-			source := serveCatalog(ctx, previousCatalogName, previousCatalogImage)
-			DeferCleanup(deleteAndWait, source)
-			ns := createNamespace(ctx, "seed-load")
-			operatorGroup(ctx, ns, "seed")
-			spec := subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic)
-			spec.CatalogSource = previousCatalogName
-			sub := subscribe(ctx, ns, spec)
-			old := installed(ctx, sub, csvName(previousVersion))
+			source, ns, sub, old := installPrevious(ctx, "seed-load")
 			// The load's pods run on the kwok nodes, the operator's on the
 			// real node.
 			work := testenv.RestrictedNamespace(ctx, k8sClient, "seed-load-work", nil)
@@ -65,9 +57,7 @@ var _ = Describe("Upgraded by OLM under load", Serial, func() {
 			By("publishing the catalog of " + version + " while the other half is made, the WebServers scaled and some of each kind deleted")
 			audit := testenv.StartAuditLog()
 			start := time.Now()
-			patch := client.MergeFrom(source.DeepCopy())
-			source.Spec.Image = catalogImage
-			Expect(k8sClient.Patch(ctx, source, patch)).To(Succeed())
+			publish(ctx, source)
 			secondHalf := copies(templates, perKind/2, perKind)
 			DeferCleanup(deleteAll, secondHalf)
 			var deleted []*unstructured.Unstructured

@@ -102,27 +102,14 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 	})
 
 	It("upgrades by itself when the catalog publishes the next version, keeping the custom resources and their objects", func(ctx SpecContext) {
-		source := serveCatalog(ctx, previousCatalogName, previousCatalogImage)
-		DeferCleanup(deleteAndWait, source)
-		ns := createNamespace(ctx, "seed-upgrade")
-		// AllNamespaces, in which every release's reads of objects of no
-		// namespace are granted: up to 0.3.0 they were in the manager's
-		// Role (since 0.3.1, cluster permissions).
-		operatorGroup(ctx, ns, "seed")
-		spec := subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic)
-		spec.CatalogSource = previousCatalogName
-		sub := subscribe(ctx, ns, spec)
-
 		By("installing " + previousVersion + ", the head of the catalog it published, and creating its examples")
-		old := installed(ctx, sub, csvName(previousVersion))
+		source, ns, sub, old := installPrevious(ctx, "seed-upgrade")
 		volumes := createDataVolumes(ctx, ns)
 		objects, resources, owned := createExamples(ctx, old, ns)
 
 		By("publishing the catalog of " + version + " in its place")
 		start := time.Now()
-		patch := client.MergeFrom(source.DeepCopy())
-		source.Spec.Image = catalogImage
-		Expect(k8sClient.Patch(ctx, source, patch)).To(Succeed())
+		publish(ctx, source)
 		installed(ctx, sub, csvName(version))
 		upgraded := time.Now()
 		AddReportEntry("catalog "+previousVersion+" -> "+version+" (Automatic), catalog published to CSV Succeeded",
@@ -131,6 +118,33 @@ var _ = Describe("Upgraded by OLM along the candidate channel", Ordered, Serial,
 		volumes.expectKept(ctx, upgraded)
 	})
 })
+
+// installPrevious serves the catalog as the last release published it,
+// subscribes a new namespace to its stable channel with Automatic
+// approval, for all namespaces, and waits until that release is
+// installed. AllNamespaces, in which every release's reads of objects of
+// no namespace are granted: up to 0.3.0 they were in the manager's Role
+// (since 0.3.1, cluster permissions).
+func installPrevious(ctx context.Context, prefix string) (
+	*operatorsv1alpha1.CatalogSource, string, *operatorsv1alpha1.Subscription, *operatorsv1alpha1.ClusterServiceVersion,
+) {
+	source := serveCatalog(ctx, previousCatalogName, previousCatalogImage)
+	DeferCleanup(deleteAndWait, source)
+	ns := createNamespace(ctx, prefix)
+	operatorGroup(ctx, ns, "seed")
+	spec := subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic)
+	spec.CatalogSource = previousCatalogName
+	sub := subscribe(ctx, ns, spec)
+	return source, ns, sub, installed(ctx, sub, csvName(previousVersion))
+}
+
+// publish makes the catalog source serve this version's catalog, as a
+// release day does.
+func publish(ctx context.Context, source *operatorsv1alpha1.CatalogSource) {
+	patch := client.MergeFrom(source.DeepCopy())
+	source.Spec.Image = catalogImage
+	Expect(k8sClient.Patch(ctx, source, patch)).To(Succeed())
+}
 
 // createExamples creates the CSV's examples in namespace, deleted after
 // the spec, and waits until they are Ready; it returns them, their UIDs
