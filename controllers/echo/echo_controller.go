@@ -36,8 +36,10 @@ type EchoReconciler struct {
 
 // Reconcile applies the Echo's Job until it has finished, then keeps the
 // result: a finished Job that is gone (its TTL ran out, or someone deleted
-// it) is not run again, because an Echo prints once. The Job carries a
-// finalizer, so that it cannot go before its result is recorded.
+// it) is not run again, because an Echo prints once. The Job gets its TTL
+// once its result is recorded (desiredJob), so that the TTL cannot delete
+// it unseen; nothing else holds it, so its namespace never waits for the
+// operator.
 func (r *EchoReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	e := &seedv1alpha1.Echo{}
 	if err := r.Get(ctx, req.NamespacedName, e); err != nil {
@@ -56,10 +58,11 @@ func (r *EchoReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	if err := kube.PatchStatus(ctx, r.Client, original, e); err != nil {
 		return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), err)
 	}
-	// The result the Job holds is recorded now: a Job being deleted may go.
-	// If it had not finished, it runs again once it is gone.
+	// The result the Job holds is recorded now: a Job being deleted that
+	// an earlier release held may go. If it had not finished, it runs again
+	// once it is gone.
 	if !job.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.SetFinalizer(ctx, r.Client, r.Applier.APIReader, job, resultFinalizer, false))
+		return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), r.release(ctx, job))
 	}
 	return ctrl.Result{}, apply.IgnoreRefused(applyErr)
 }
@@ -82,14 +85,19 @@ func (r *EchoReconciler) job(ctx context.Context, e *seedv1alpha1.Echo) (*batchv
 	return job, r.Applier.Apply(ctx, e, desiredJob(e), job)
 }
 
-// releaseJob lets the Job of an Echo that is gone, or going, go too: there
-// is no status left to record its result in.
+// releaseJob lets the Job of an Echo that is gone, or going, go too, if an
+// earlier release held it: there is no status left to record its result in.
 func (r *EchoReconciler) releaseJob(ctx context.Context, key client.ObjectKey) error {
 	job := &batchv1.Job{}
 	if err := r.Get(ctx, key, job); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	return kube.SetFinalizer(ctx, r.Client, r.Applier.APIReader, job, resultFinalizer, false)
+	return r.release(ctx, job)
+}
+
+// release removes the finalizer an earlier release held job by, if any.
+func (r *EchoReconciler) release(ctx context.Context, job *batchv1.Job) error {
+	return kube.SetFinalizer(ctx, r.Client, r.Applier.APIReader, job, legacyResultFinalizer, false)
 }
 
 // Owned are the kinds of the objects Echoes and ScheduledEchoes have, for

@@ -152,20 +152,21 @@ var _ = Describe("Echo controller", func() {
 		testenv.ExpectEvent(ctx, k8sClient, e, "Echo", "Recreated", "Job")
 	})
 
-	It("prints once: a finished Job that is gone is not run again, and the result stays", func(ctx SpecContext) {
+	It("prints once: the Job gets its TTL once the result is recorded, and when it is gone the result stays", func(ctx SpecContext) {
 		e := create(ctx, "hello", func(e *seedv1alpha1.Echo) { e.Spec.TTLSecondsAfterFinished = ptr.To[int32](0) })
 		job := jobOf(ctx, e)
-		Expect(job.Spec.TTLSecondsAfterFinished).To(HaveValue(BeEquivalentTo(0)))
-		Expect(job.Finalizers).To(ContainElement(resultFinalizer))
+		Expect(job.Spec.TTLSecondsAfterFinished).To(BeNil(), "no TTL may delete the Job before the operator saw how it ended")
+		Expect(job.Finalizers).To(BeEmpty(), "nothing holds the Job's namespace while the operator is gone")
 		setJobStatus(ctx, e, start)
 		setJobStatus(ctx, e, succeed)
 
-		By("deleting the Job as soon as it finished, as a TTL of 0 does, before the operator may have seen it finish")
-		deleteJob(ctx, job)
-		Eventually(ctx, func() error {
-			return k8sClient.Get(ctx, client.ObjectKeyFromObject(e), &batchv1.Job{})
-		}).Should(MatchError(ContainSubstring("not found")), "the operator lets the Job go once it has its result")
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(jobOf(ctx, e).Spec.TTLSecondsAfterFinished).To(HaveValue(BeEquivalentTo(0)))
+		}).Should(Succeed())
 		expectPhase(ctx, e, seedv1alpha1.EchoSucceeded)
+
+		By("deleting the Job, as the TTL controller does")
+		deleteJob(ctx, job)
 		Consistently(ctx, func(g Gomega) {
 			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(e), &batchv1.Job{})
 			g.Expect(err).To(MatchError(ContainSubstring("not found")))
@@ -174,9 +175,27 @@ var _ = Describe("Echo controller", func() {
 		Expect(e.Status.JobName).To(Equal("hello"))
 	})
 
-	It("lets the Job go when the Echo is deleted", func(ctx SpecContext) {
+	It("lets a Job that an earlier release held go, once its result is recorded", func(ctx SpecContext) {
 		e := create(ctx, "hello")
 		job := jobOf(ctx, e)
+		By("holding the Job as releases up to 0.3.1 did")
+		testenv.Update(ctx, k8sClient, job, func(j *batchv1.Job) { j.Finalizers = append(j.Finalizers, legacyResultFinalizer) })
+		setJobStatus(ctx, e, start)
+		setJobStatus(ctx, e, succeed)
+		expectPhase(ctx, e, seedv1alpha1.EchoSucceeded)
+
+		deleteJob(ctx, job)
+		Eventually(ctx, func() error {
+			return k8sClient.Get(ctx, client.ObjectKeyFromObject(job), &batchv1.Job{})
+		}).Should(MatchError(ContainSubstring("not found")))
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(e), e)).To(Succeed())
+		Expect(e.Status.Phase).To(Equal(seedv1alpha1.EchoSucceeded), "not run again")
+	})
+
+	It("lets a Job that an earlier release held go when the Echo is deleted", func(ctx SpecContext) {
+		e := create(ctx, "hello")
+		job := jobOf(ctx, e)
+		testenv.Update(ctx, k8sClient, job, func(j *batchv1.Job) { j.Finalizers = append(j.Finalizers, legacyResultFinalizer) })
 		Expect(k8sClient.Delete(ctx, e)).To(Succeed())
 		// Plays the garbage collector, which envtest does not run.
 		deleteJob(ctx, job)

@@ -11,29 +11,31 @@ const (
 	// echoKind is the app.kubernetes.io/name of an Echo's Job and pod.
 	echoKind = "echo"
 
-	// resultFinalizer keeps an Echo's Job, and with it the result of the
-	// run, until the Echo has recorded that result. Without it, a Job that
-	// its TTL deletes as soon as it finishes could be gone before the
-	// operator sees how it ended, and the message would be printed again.
-	resultFinalizer = "seed.example.com/echo-result"
+	// legacyResultFinalizer is the finalizer releases up to 0.3.1 gave
+	// every Echo's Job for its whole life, so that a namespace with an Echo
+	// could not be deleted without the operator. The operator removes it:
+	// an apply no longer sets it, and a Job being deleted, or whose Echo is
+	// gone, is released.
+	legacyResultFinalizer = "seed.example.com/echo-result"
 )
 
 var echoGVK = seedv1alpha1.GroupVersion.WithKind("Echo")
 
 // desiredJob is the Job that prints an Echo's message, in the Echo's
-// namespace.
+// namespace. Its TTL is set only once the Echo has recorded how the Job
+// ended: the TTL controller cannot delete it unseen, which would run it
+// again. The TTL counts from the Job's end all the same.
 func desiredJob(e *seedv1alpha1.Echo) *batchv1ac.JobApplyConfiguration {
 	spec := batchv1ac.JobSpec().
 		WithTemplate(podTemplate(echoKind, e.Name, e.Spec.Image, e.Spec.Message))
 	if e.Spec.BackoffLimit != nil {
 		spec.WithBackoffLimit(*e.Spec.BackoffLimit)
 	}
-	if e.Spec.TTLSecondsAfterFinished != nil {
+	if e.Spec.TTLSecondsAfterFinished != nil && finished(e) {
 		spec.WithTTLSecondsAfterFinished(*e.Spec.TTLSecondsAfterFinished)
 	}
 	return batchv1ac.Job(e.Name, e.Namespace).
 		WithLabels(kube.Labels(echoKind, e.Name)).
-		WithFinalizers(resultFinalizer).
 		WithOwnerReferences(kube.ControllerReference(e, echoGVK)).
 		WithSpec(spec)
 }

@@ -19,15 +19,35 @@ func TestDesiredJob(t *testing.T) {
 	}{
 		{name: "defaults", echo: newEcho(), wantBackoff: ptr.To[int32](3), wantImage: seedv1alpha1.DefaultEchoImage},
 		{
-			name: "no retries, cleaned up after a minute, another image",
+			name: "no retries, another image, the TTL left off while the result is not recorded",
 			echo: newEcho(func(e *seedv1alpha1.Echo) {
 				e.Spec.BackoffLimit = ptr.To[int32](0)
 				e.Spec.TTLSecondsAfterFinished = ptr.To[int32](60)
 				e.Spec.Image = "registry.example.com/tools:1"
+				e.Status.Phase = seedv1alpha1.EchoRunning
 			}),
 			wantBackoff: ptr.To[int32](0),
-			wantTTL:     ptr.To[int32](60),
 			wantImage:   "registry.example.com/tools:1",
+		},
+		{
+			name: "the TTL once the Echo recorded that it succeeded",
+			echo: newEcho(func(e *seedv1alpha1.Echo) {
+				e.Spec.TTLSecondsAfterFinished = ptr.To[int32](60)
+				e.Status.Phase = seedv1alpha1.EchoSucceeded
+			}),
+			wantBackoff: ptr.To[int32](3),
+			wantTTL:     ptr.To[int32](60),
+			wantImage:   seedv1alpha1.DefaultEchoImage,
+		},
+		{
+			name: "a TTL of 0 once the Echo recorded that it failed",
+			echo: newEcho(func(e *seedv1alpha1.Echo) {
+				e.Spec.TTLSecondsAfterFinished = ptr.To[int32](0)
+				e.Status.Phase = seedv1alpha1.EchoFailedPhase
+			}),
+			wantBackoff: ptr.To[int32](3),
+			wantTTL:     ptr.To[int32](0),
+			wantImage:   seedv1alpha1.DefaultEchoImage,
 		},
 		{
 			name:      "backoff limit left to Kubernetes when unset",
@@ -43,7 +63,7 @@ func TestDesiredJob(t *testing.T) {
 			g.Expect(job.Name).To(HaveValue(Equal("hello")))
 			g.Expect(job.Namespace).To(HaveValue(Equal("team-a")), "in the Echo's namespace, not the operator's")
 			g.Expect(job.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "seed-operator"))
-			g.Expect(job.Finalizers).To(ConsistOf(resultFinalizer), "the Job stays until its result is recorded")
+			g.Expect(job.Finalizers).To(BeEmpty(), "nothing holds the Job's namespace while the operator is gone")
 			g.Expect(job.OwnerReferences).To(HaveLen(1))
 			g.Expect(job.OwnerReferences[0].Kind).To(HaveValue(Equal("Echo")))
 			g.Expect(job.OwnerReferences[0].UID).To(HaveValue(BeEquivalentTo("uid-1")))

@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 	. "github.com/onsi/gomega/gstruct"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -187,6 +188,26 @@ var _ = Describe("On the real node", func() {
 		expectReady(ctx, echo)
 		Expect(echo.Status.Phase).To(Equal(seedv1alpha1.EchoSucceeded))
 		Expect(jobLogs(ctx, namespace, "hello")).To(Equal(message + "\n"))
+	})
+
+	It("prints an Echo with a TTL of 0 once: its Job goes once the result is recorded, and is not run again", func(ctx SpecContext) {
+		echo := &seedv1alpha1.Echo{
+			ObjectMeta: metav1.ObjectMeta{Name: "brief", Namespace: namespace},
+			Spec:       seedv1alpha1.EchoSpec{Message: "once", Image: images["busybox"], TTLSecondsAfterFinished: ptr.To[int32](0)},
+		}
+		Expect(k8sClient.Create(ctx, echo)).To(Succeed())
+		expectReady(ctx, echo)
+
+		By("the TTL controller deleting the Job, once the Echo has recorded how it ended")
+		Eventually(ctx, func() error {
+			return k8sClient.Get(ctx, client.ObjectKeyFromObject(echo), &batchv1.Job{})
+		}).Should(MatchError(ContainSubstring("not found")))
+		Consistently(ctx, func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(echo), &batchv1.Job{})).To(MatchError(ContainSubstring("not found")))
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(echo), echo)).To(Succeed())
+			g.Expect(echo.Status.Phase).To(Equal(seedv1alpha1.EchoSucceeded))
+		}).WithTimeout(10*time.Second).Should(Succeed(), "the result stays, and the message is not printed again")
+		Expect(testenv.EventCount(ctx, Default, k8sClient, echo, "Created")).To(BeEquivalentTo(1), "one Job made")
 	})
 
 	It("prints a ScheduledEcho's message on each of two runs", func(ctx SpecContext) {

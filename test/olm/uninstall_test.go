@@ -56,26 +56,31 @@ var _ = Describe("Uninstalled and installed again", Ordered, Serial, func() {
 	})
 })
 
-var _ = Describe("Uninstalled, with DemoVolumes left", Serial, func() {
-	It("leaves no namespace waiting for it: a namespace of DemoVolumes goes, and a claim retained elsewhere stays", func(ctx SpecContext) {
+var _ = Describe("Uninstalled, with DemoVolumes and Echoes left", Serial, func() {
+	It("leaves no namespace waiting for it: a namespace of DemoVolumes and an Echo goes, and a claim retained elsewhere stays", func(ctx SpecContext) {
 		operatorNamespace := createNamespace(ctx, "seed-operator")
 		gone, elsewhere := createNamespace(ctx, "seed-gone"), createNamespace(ctx, "seed-elsewhere")
 		operatorGroup(ctx, operatorNamespace, "seed", gone, elsewhere)
 		sub := subscribe(ctx, operatorNamespace, subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic))
 		csv := installed(ctx, sub, csvName(version))
-		volume := func(namespace, name string, policy seedv1alpha1.ReclaimPolicy) *unstructured.Unstructured {
+		example := func(namespace, kind, name string) *unstructured.Unstructured {
 			for _, o := range examples(csv, namespace) {
-				if o.GetKind() == "DemoVolume" {
+				if o.GetKind() == kind {
 					o.SetName(name)
-					Expect(unstructured.SetNestedField(o.Object, string(policy), "spec", "reclaimPolicy")).To(Succeed())
 					return o
 				}
 			}
-			Fail("no DemoVolume among the alm-examples")
+			Fail("no " + kind + " among the alm-examples")
 			return nil
 		}
+		volume := func(namespace, name string, policy seedv1alpha1.ReclaimPolicy) *unstructured.Unstructured {
+			o := example(namespace, "DemoVolume", name)
+			Expect(unstructured.SetNestedField(o.Object, string(policy), "spec", "reclaimPolicy")).To(Succeed())
+			return o
+		}
 		retainedElsewhere := volume(elsewhere, "retained", seedv1alpha1.ReclaimRetain)
-		createReady(ctx, volume(gone, "retained", seedv1alpha1.ReclaimRetain), volume(gone, "deleted", seedv1alpha1.ReclaimDelete), retainedElsewhere)
+		createReady(ctx, volume(gone, "retained", seedv1alpha1.ReclaimRetain), volume(gone, "deleted", seedv1alpha1.ReclaimDelete), retainedElsewhere,
+			example(gone, "Echo", "printed"))
 		claim := &corev1.PersistentVolumeClaim{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(retainedElsewhere), claim)).To(Succeed())
 
@@ -94,7 +99,7 @@ var _ = Describe("Uninstalled, with DemoVolumes left", Serial, func() {
 		By("deleting the namespace that holds the others: nothing in it waits for the operator")
 		start := time.Now()
 		deleteAndWait(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gone}})
-		AddReportEntry("a namespace of DemoVolumes deleted after an uninstall", time.Since(start).Round(100*time.Millisecond).String())
+		AddReportEntry("a namespace of DemoVolumes and an Echo deleted after an uninstall", time.Since(start).Round(100*time.Millisecond).String())
 
 		By("the claim retained elsewhere still there")
 		Consistently(ctx, func(g Gomega) {

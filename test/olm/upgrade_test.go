@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -178,7 +179,24 @@ func expectUpgradeKept(ctx context.Context, namespace, from string, objects []*u
 	}
 	Expect(uidsOf(ctx, objects)).To(Equal(resources), "no custom resource was recreated")
 	Expect(ownedUIDs(ctx, namespace)).To(Equal(owned), "no owned object was recreated")
+	expectEchoJobsFree(ctx, objects)
 	scale(ctx, objects, 3)
+}
+
+// expectEchoJobsFree checks that the Job of each Echo among objects is
+// not held by the finalizer that releases up to 0.3.1 gave it, which made
+// deleting its namespace wait for the operator.
+func expectEchoJobsFree(ctx context.Context, objects []*unstructured.Unstructured) {
+	for _, o := range objects {
+		if o.GetKind() != "Echo" {
+			continue
+		}
+		Eventually(ctx, func(g Gomega) {
+			job := &batchv1.Job{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(o), job)).To(Succeed())
+			g.Expect(job.Finalizers).To(BeEmpty(), "the Job of Echo %s", o.GetName())
+		}).Should(Succeed())
+	}
 }
 
 // uidsOf are the UIDs the custom resources have now, by kind and name.
