@@ -63,10 +63,13 @@ var _ = Describe("Out of space", Label("chaos"), Serial, func() {
 		quietFrom := lifting.Add(-quietFor)
 		var refused, quiet int
 		for _, e := range during {
-			if e.Received.Time.Before(lifting) && e.Code() >= 500 && e.Writes() {
+			if !e.Received.Time.Before(lifting) {
+				continue
+			}
+			if e.Code() >= 500 && e.Writes() {
 				refused++
 			}
-			if e.Received.After(quietFrom) && e.Received.Time.Before(lifting) {
+			if e.Received.After(quietFrom) {
 				quiet++
 			}
 		}

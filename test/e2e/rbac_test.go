@@ -70,7 +70,7 @@ func implied(g grant, used map[grant]bool) string {
 // used reads the grants the API server authorized for user since the
 // suite began.
 func used(a testenv.AuditLog, user string) map[grant]bool {
-	used := map[grant]bool{}
+	grants := map[grant]bool{}
 	for _, event := range a.Events(user) {
 		if event.Annotations["authorization.k8s.io/decision"] != "allow" {
 			continue
@@ -79,9 +79,9 @@ func used(a testenv.AuditLog, user string) map[grant]bool {
 		if event.ObjectRef.Subresource != "" {
 			resource += "/" + event.ObjectRef.Subresource
 		}
-		used[grant{event.ObjectRef.APIGroup, resource, event.Verb}] = true
+		grants[grant{event.ObjectRef.APIGroup, resource, event.Verb}] = true
 	}
-	return used
+	return grants
 }
 
 // granted is every grant of the Roles and ClusterRoles bound to the

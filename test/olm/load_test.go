@@ -109,36 +109,14 @@ var _ = Describe("Upgraded by OLM under load", Serial, func() {
 			}).Should(Succeed())
 
 			By("each owned object made once, and never written back by one operator pod after another wrote it")
-			operator := "system:serviceaccount:" + ns + ":" + managerDeployment
-			made, writes := map[string]int{}, map[string]int{}
-			writers := map[string][]string{}
-			var fought []string
-			for _, e := range audit.Events(operator) {
-				r := e.ObjectRef
-				if r.Namespace != work || r.APIGroup == "seed.example.com" || r.Resource == "events" || !e.Writes() || e.Code() >= 300 {
-					continue
-				}
-				object := r.Resource + "/" + r.Name
-				if e.Code() == http.StatusCreated {
-					made[object]++
-					continue
-				}
-				writes[object]++
-				pods := writers[object]
-				if i := slices.Index(pods, e.Pod()); i >= 0 && i < len(pods)-1 {
-					fought = append(fought, fmt.Sprintf("%s by %v then %s", object, pods, e.Pod()))
-				}
-				if len(pods) == 0 || pods[len(pods)-1] != e.Pod() {
-					writers[object] = append(pods, e.Pod())
-				}
-			}
-			Expect(made).NotTo(BeEmpty(), "the audit log has no object the operator made for the second half")
-			for object, n := range made {
+			w := ownedWritesIn(audit.Events("system:serviceaccount:"+ns+":"+managerDeployment), work)
+			Expect(w.made).NotTo(BeEmpty(), "the audit log has no object the operator made for the second half")
+			for object, n := range w.made {
 				Expect(n).To(Equal(1), "times %s was made", object)
 			}
-			most := slices.Max(append(slices.Collect(maps.Values(writes)), 0))
+			most := slices.Max(append(slices.Collect(maps.Values(w.updates)), 0))
 			byBoth := 0
-			for _, pods := range writers {
+			for _, pods := range w.writers {
 				if len(pods) > 1 {
 					byBoth++
 				}
@@ -147,10 +125,10 @@ var _ = Describe("Upgraded by OLM under load", Serial, func() {
 			report := fmt.Sprintf("catalog published to %s Succeeded in %.1fs, the load (%d made, %d WebServers scaled, %d deleted) done at %.1fs; all %d resources Ready %.1fs after the later; "+
 				"%d objects made once each; %d writes of %d owned objects, at most %d of one, %d written by more than one operator pod, %d back and forth",
 				csvName(version), upgraded.Sub(start).Seconds(), len(secondHalf), perKind/2, len(deleted), loaded.Sub(start).Seconds(), len(live), ready.Seconds(),
-				len(made), sum(writes), len(writes), most, byBoth, len(fought))
+				len(w.made), sum(w.updates), len(w.updates), most, byBoth, len(w.fought))
 			AddReportEntry("upgrade under load", report)
 			GinkgoWriter.Println("Upgrade under load: " + report)
-			Expect(fought).To(BeEmpty(), "owned objects written back and forth by the operator's pods")
+			Expect(w.fought).To(BeEmpty(), "owned objects written back and forth by the operator's pods")
 			Expect(ready).To(BeNumerically("<=", readyWithin), "all Ready after the upgrade and the load")
 		})
 })
@@ -235,6 +213,47 @@ func controlled(ctx context.Context, namespace string) map[types.UID][]ownedObje
 type ownedObject struct {
 	kind string
 	uid  types.UID
+}
+
+// ownedWrites is what the operator's pods did to the objects it owns in a
+// namespace, by resource and name, as the audit log tells it.
+type ownedWrites struct {
+	// made and updates count the creates and the other writes that
+	// succeeded.
+	made, updates map[string]int
+	// writers are the pods that wrote each object, in turn: a pod appears
+	// again only after another wrote the object.
+	writers map[string][]string
+	// fought are the objects a pod wrote again after another did, after
+	// it: two versions putting back each other's writes.
+	fought []string
+}
+
+// ownedWritesIn reads the writes of events, those of the operator's
+// pods, to the objects in namespace other than custom resources and
+// events.
+func ownedWritesIn(events []testenv.AuditEvent, namespace string) ownedWrites {
+	w := ownedWrites{made: map[string]int{}, updates: map[string]int{}, writers: map[string][]string{}}
+	for _, e := range events {
+		r := e.ObjectRef
+		if r.Namespace != namespace || r.APIGroup == "seed.example.com" || r.Resource == "events" || !e.Writes() || e.Code() >= 300 {
+			continue
+		}
+		object := r.Resource + "/" + r.Name
+		if e.Code() == http.StatusCreated {
+			w.made[object]++
+			continue
+		}
+		w.updates[object]++
+		pods := w.writers[object]
+		if i := slices.Index(pods, e.Pod()); i >= 0 && i < len(pods)-1 {
+			w.fought = append(w.fought, fmt.Sprintf("%s by %v then %s", object, pods, e.Pod()))
+		}
+		if len(pods) == 0 || pods[len(pods)-1] != e.Pod() {
+			w.writers[object] = append(pods, e.Pod())
+		}
+	}
+	return w
 }
 
 func sum(counts map[string]int) int {
