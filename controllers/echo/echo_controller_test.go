@@ -78,6 +78,17 @@ var _ = Describe("Echo controller", func() {
 	deleteJob := func(ctx SpecContext, job *batchv1.Job) {
 		Expect(k8sClient.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
 	}
+	// holdAsBefore gives the Job the finalizer releases up to 0.3.1 did.
+	holdAsBefore := func(ctx SpecContext, job *batchv1.Job) {
+		testenv.Update(ctx, k8sClient, job, func(j *batchv1.Job) { j.Finalizers = append(j.Finalizers, legacyResultFinalizer) })
+	}
+	// deleteJobAndWait deletes the Job, and waits until nothing holds it.
+	deleteJobAndWait := func(ctx SpecContext, job *batchv1.Job) {
+		deleteJob(ctx, job)
+		Eventually(ctx, func() error {
+			return k8sClient.Get(ctx, client.ObjectKeyFromObject(job), &batchv1.Job{})
+		}).Should(MatchError(ContainSubstring("not found")))
+	}
 	expectPhase := func(ctx SpecContext, e *seedv1alpha1.Echo, phase seedv1alpha1.EchoPhase) {
 		Eventually(ctx, func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(e), e)).To(Succeed())
@@ -178,16 +189,12 @@ var _ = Describe("Echo controller", func() {
 	It("lets a Job that an earlier release held go, once its result is recorded", func(ctx SpecContext) {
 		e := create(ctx, "hello")
 		job := jobOf(ctx, e)
-		By("holding the Job as releases up to 0.3.1 did")
-		testenv.Update(ctx, k8sClient, job, func(j *batchv1.Job) { j.Finalizers = append(j.Finalizers, legacyResultFinalizer) })
+		holdAsBefore(ctx, job)
 		setJobStatus(ctx, e, start)
 		setJobStatus(ctx, e, succeed)
 		expectPhase(ctx, e, seedv1alpha1.EchoSucceeded)
 
-		deleteJob(ctx, job)
-		Eventually(ctx, func() error {
-			return k8sClient.Get(ctx, client.ObjectKeyFromObject(job), &batchv1.Job{})
-		}).Should(MatchError(ContainSubstring("not found")))
+		deleteJobAndWait(ctx, job)
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(e), e)).To(Succeed())
 		Expect(e.Status.Phase).To(Equal(seedv1alpha1.EchoSucceeded), "not run again")
 	})
@@ -195,13 +202,10 @@ var _ = Describe("Echo controller", func() {
 	It("lets a Job that an earlier release held go when the Echo is deleted", func(ctx SpecContext) {
 		e := create(ctx, "hello")
 		job := jobOf(ctx, e)
-		testenv.Update(ctx, k8sClient, job, func(j *batchv1.Job) { j.Finalizers = append(j.Finalizers, legacyResultFinalizer) })
+		holdAsBefore(ctx, job)
 		Expect(k8sClient.Delete(ctx, e)).To(Succeed())
 		// Plays the garbage collector, which envtest does not run.
-		deleteJob(ctx, job)
-		Eventually(ctx, func() error {
-			return k8sClient.Get(ctx, client.ObjectKeyFromObject(job), &batchv1.Job{})
-		}).Should(MatchError(ContainSubstring("not found")))
+		deleteJobAndWait(ctx, job)
 	})
 
 	It("puts back what someone changed on the Job", func(ctx SpecContext) {
