@@ -110,18 +110,18 @@ fmt: $(BIN_MODULE) ## Run go fmt.
 
 .PHONY: vet
 vet: $(BIN_MODULE) ## Run go vet.
-	$(GO) vet ./...
+	$(BUILD_COST_OF) "go vet" $(GO) vet ./...
 
 .PHONY: test
 test: manifests generate fmt vet bundle scorecard-test helm promtool $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle, chart and alerting rule checks included) and the static scorecard tests.
 	@# vet ran every analyzer go test runs, and more; go test's own subset
 	@# would analyse every dependency again, under a cache key of its own.
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" SNAPSHOT_CRDS=$(SNAPSHOT_CRDS) HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) VERSION=$(VERSION) \
-		$(GO) test -vet=off ./... -coverprofile cover.out
-	cd hack/catalog && go test ./...
-	cd hack/images && go test ./...
-	cd hack/tools/cluster && go test ./csi-tmpfs/
-	SCORECARD_TEST=$(SCORECARD_TEST) hack/scorecard.sh static
+		$(TIMED) "go test" $(GO) test -vet=off ./... -coverprofile cover.out
+	cd hack/catalog && $(TIMED) "go test hack/catalog" go test ./...
+	cd hack/images && $(TIMED) "go test hack/images" go test ./...
+	cd hack/tools/cluster && $(TIMED) "go test csi-tmpfs" go test ./csi-tmpfs/
+	SCORECARD_TEST=$(SCORECARD_TEST) $(TIMED) "scorecard static" hack/scorecard.sh static
 
 .PHONY: lint
 lint: golangci-lint $(BIN_MODULE) ## Run golangci-lint, on the operator and on the modules under hack/.
@@ -237,7 +237,7 @@ demo: ## Run the operator on the local cluster (or KUBECONFIG=...) with every sa
 .PHONY: bundle
 bundle: manifests kustomize operator-sdk ## Generate the OLM bundle of VERSION in bundle/ (and bundle.Dockerfile), then validate it.
 	VERSION=$(VERSION) IMG=$(IMG) SCORECARD_IMG=$(SCORECARD_IMG) CHANNELS=$(CHANNELS) DEFAULT_CHANNEL=$(DEFAULT_CHANNEL) \
-		OPERATOR_SDK=$(OPERATOR_SDK) KUSTOMIZE=$(KUSTOMIZE) hack/bundle.sh
+		OPERATOR_SDK=$(OPERATOR_SDK) KUSTOMIZE=$(KUSTOMIZE) $(TIMED) "bundle" hack/bundle.sh
 
 .PHONY: chart
 chart: manifests helm ## Package the Helm chart into bin/chart, for helm push.

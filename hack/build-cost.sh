@@ -3,9 +3,11 @@
 #
 #   build-cost.sh record PROGRAM COMMAND...
 #       runs COMMAND, which builds PROGRAM (a file, or a folder of
-#       programs), and adds a line to BUILD_COSTS: PROGRAM, the wall time,
-#       the CPU time (user and system, of COMMAND's processes) and whether
-#       it failed.
+#       programs, or a step of make test such as "go test"), and writes
+#       its line of BUILD_COSTS: PROGRAM, the wall time, the CPU time (user
+#       and system, of COMMAND's processes) and whether it failed. The line
+#       replaces PROGRAM's earlier one, if any: the log says what the last
+#       build of each cost.
 #   build-cost.sh table
 #       prints BUILD_COSTS as a table, with what each program was built
 #       with, as its build information says: the Go release, the build tags,
@@ -20,18 +22,19 @@ set -euo pipefail
 log=${BUILD_COSTS:?BUILD_COSTS names the log}
 
 record() {
-  local program=$1 usage rc=0 begin
+  local program=$1 usage rc=0 begin line
   shift
   usage=$(mktemp)
   begin=$(date +%s%N)
   # The times builtin, in a subshell, counts that subshell's children alone.
   ("$@"; status=$?; times >"$usage"; exit "$status") || rc=$?
-  mkdir -p "$(dirname "$log")"
-  awk -v program="$program" -v begin="$begin" -v end="$(date +%s%N)" -v rc="$rc" '
+  line=$(awk -v program="$program" -v begin="$begin" -v end="$(date +%s%N)" -v rc="$rc" '
     function seconds(t, m) { split(t, m, "m"); return m[1] * 60 + m[2] }
-    NR == 2 { printf "%s\t%.0f\t%.0f\t%s\n", program, (end - begin) / 1e9, seconds($1) + seconds($2), rc == 0 ? "" : "failed" }
-  ' "$usage" >>"$log"
-  rm -f "$usage"
+    NR == 2 { printf "%s\t%.0f\t%.0f\t%s", program, (end - begin) / 1e9, seconds($1) + seconds($2), rc == 0 ? "" : "failed" }
+  ' "$usage")
+  mkdir -p "$(dirname "$log")" && touch "$log"
+  { awk -F '\t' -v program="$program" '$1 != program' "$log" && printf '%s\n' "$line"; } >"$usage"
+  mv "$usage" "$log"
   return "$rc"
 }
 
