@@ -64,8 +64,8 @@ $(KUBE_APISERVER): $(CLUSTER_SOURCES) hack/tools/cluster/kube-apiserver/main.go 
 $(KUBE): $(CLUSTER_SOURCES) hack/tools/cluster/kube/main.go | $(LOCALBIN)
 	$(CLUSTER_BUILD) -ldflags "$(KUBE_LDFLAGS)" -o $@ ./kube
 
-$(ETCD): | $(LOCALBIN)
-	$(BUILD_COST) hack/build-module-binary.sh go.etcd.io/etcd/server/v3 $(ETCD_VERSION) $(ETCD_VERSION) go.etcd.io/etcd/server/v3 $@
+$(ETCD): $(CLUSTER_SOURCES) | $(LOCALBIN)
+	$(CLUSTER_BUILD) -ldflags "-s -w" -o $@ go.etcd.io/etcd/server/v3
 
 .PHONY: containerd
 containerd: $(CONTAINERD) $(CONTAINERD_SHIM) ## Build containerd and its runc shim.

@@ -9,14 +9,13 @@
 # a version bump rebuilds it. Those built from modules of hack/ take their
 # version from the module's go.mod: $(call module-version,GO.MOD,MODULE).
 module-version = $(shell awk '!/^[[:space:]]*\/\// { for (i = 1; i < NF; i++) if ($$i == "$(2)") { print $$(i + 1); exit } }' $(1))
-KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.15.0
 # The local cluster's programs that hack/tools/cluster pins, in one module:
 # Kubernetes (the API server, which envtest runs too, and the other
 # components in one program), CoreDNS and the registry with slim mains,
 # kwok (the kubelets of the fake nodes), the local-path-provisioner,
-# metrics-server, and the CSI sidecars beside the project's own driver. And
-# etcd.
+# metrics-server, the CSI sidecars beside the project's own driver, etcd
+# (envtest's too) and kustomize, whose libraries kubectl compiles too.
 CLUSTER_MODULE = hack/tools/cluster/go.mod
 KUBERNETES_VERSION := $(call module-version,$(CLUSTER_MODULE),k8s.io/kubernetes)
 DISTRIBUTION_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/distribution/distribution/v3)
@@ -36,7 +35,8 @@ CSI_VERSION := provisioner-$(CSI_PROVISIONER_VERSION)-resizer-$(CSI_RESIZER_VERS
 # vMAJOR.MINOR.PATCH.
 PROMETHEUS_MODULE_VERSION := $(call module-version,$(CLUSTER_MODULE),github.com/prometheus/prometheus)
 PROMETHEUS_VERSION := $(shell echo $(PROMETHEUS_MODULE_VERSION) | awk -F. '{ printf "v%s.%d.%s", substr($$2, 1, 1), substr($$2, 2), $$3 }')
-ETCD_VERSION ?= v3.6.16
+ETCD_VERSION := $(call module-version,$(CLUSTER_MODULE),go.etcd.io/etcd/server/v3)
+KUSTOMIZE_VERSION := $(call module-version,$(CLUSTER_MODULE),sigs.k8s.io/kustomize/kustomize/v5)
 # operator-sdk (and its scorecard-test program), controller-gen and helm, from
 # one module; operator-registry (opm, and hack/catalog's renderer).
 SDK_MODULE = hack/tools/operator-sdk/go.mod
@@ -144,18 +144,17 @@ $(LOCALBIN):
 
 # The tools built as package@version, and the modules of the operator and of
 # every other tool built here: prefetch downloads all they need.
-KUSTOMIZE_PACKAGE = sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT_PACKAGE = github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 CONTAINERD_PACKAGE = github.com/containerd/containerd/v2/cmd/containerd@$(CONTAINERD_VERSION)
 CONTAINERD_SHIM_PACKAGE = github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@$(CONTAINERD_VERSION)
 CNI_PLUGINS_PACKAGES = $(foreach p,main/bridge ipam/host-local main/loopback,github.com/containernetworking/plugins/plugins/$(p)@$(CNI_PLUGINS_VERSION))
-GO_INSTALL_PACKAGES = $(KUSTOMIZE_PACKAGE) $(GOLANGCI_LINT_PACKAGE) \
+GO_INSTALL_PACKAGES = $(GOLANGCI_LINT_PACKAGE) \
 	$(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) $(CNI_PLUGINS_PACKAGES)
 GO_MODULE_DIRS = . hack/catalog hack/images $(patsubst %/go.mod,%,$(wildcard hack/tools/*/go.mod))
 
 # What make demo builds, of the above.
 DEMO_MODULE_DIRS = . hack/images hack/tools/cluster
-DEMO_INSTALL_PACKAGES = $(KUSTOMIZE_PACKAGE) $(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) \
+DEMO_INSTALL_PACKAGES = $(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) \
 	$(CNI_PLUGINS_PACKAGES)
 
 # prefetch-modules downloads the modules of the module folders $(1) and of
@@ -184,8 +183,8 @@ $(CONTROLLER_GEN): $(SDK_MODULE) | $(LOCALBIN)
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Build kustomize.
-$(KUSTOMIZE): | $(LOCALBIN)
-	$(call go-install-tool,$@,$(KUSTOMIZE_PACKAGE))
+$(KUSTOMIZE): $(CLUSTER_MODULE) | $(LOCALBIN)
+	cd hack/tools/cluster && $(BUILD_COST) go build -ldflags "-s -w" -o $@ sigs.k8s.io/kustomize/kustomize/v5
 
 .PHONY: helm
 helm: $(HELM) ## Build helm, stamped with its version as its release is.
