@@ -17,4 +17,4 @@ trap 'kill "$operator" 2>/dev/null; wait "$operator" 2>/dev/null || true' EXIT
 kubectl create namespace "$SCORECARD_NAMESPACE" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 kubectl label namespace "$SCORECARD_NAMESPACE" --overwrite pod-security.kubernetes.io/enforce=restricted >/dev/null
 
-hack/scorecard.sh all
+hack/scorecard.sh

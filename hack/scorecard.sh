@@ -3,20 +3,15 @@
 # machine, as `operator-sdk scorecard` runs them in pods: each test's program
 # sees the bundle at /bundle and prints a v1alpha3 TestStatus. Here /bundle
 # is a bind mount in a private mount namespace, so nothing is mounted on the
-# host (only the empty mount point is created, if missing).
+# host (only the empty mount point is created, if missing). The project's
+# own tests run against the cluster KUBECONFIG names, with the operator
+# running there.
 #
-# usage: scorecard.sh static    the standard tests, which read only the bundle
-#        scorecard.sh all       those and the project's own tests, against the
-#                               cluster KUBECONFIG names, with the operator
-#                               running there
-#
-# SCORECARD_TEST and SEED_SCORECARD are the two programs; with all,
-# SCORECARD_NAMESPACE is where the project's tests create their resources.
+# SCORECARD_TEST and SEED_SCORECARD are the two programs; SCORECARD_NAMESPACE
+# is where the project's tests create their resources.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mode=${1:-}
-[[ $mode == static || $mode == all ]] || { echo "usage: $0 static|all" >&2; exit 2; }
 config=bundle/tests/scorecard/config.yaml
 
 # tests prints "PROGRAM TEST" for each test of the configuration: the two
@@ -35,10 +30,7 @@ ran=0
 while read -r program test; do
   case $program in
     scorecard-test) binary=${SCORECARD_TEST:?} ;;
-    seed-scorecard)
-      [[ $mode == all ]] || continue
-      binary=${SEED_SCORECARD:?}
-      ;;
+    seed-scorecard) binary=${SEED_SCORECARD:?} ;;
     *) echo "scorecard: unknown program $program in $config" >&2; exit 1 ;;
   esac
   ran=$((ran + 1))
@@ -51,5 +43,5 @@ while read -r program test; do
   fi
 done < <(tests)
 # A configuration this script cannot read runs nothing: that is no pass.
-((ran > 0)) || { echo "scorecard: no $mode test found in $config" >&2; exit 1; }
+((ran > 0)) || { echo "scorecard: no test found in $config" >&2; exit 1; }
 exit "$failed"

@@ -2,12 +2,17 @@
 // bundle/ describes the operator this repository builds. The validators
 // themselves run on every published bundle in hack/catalog/operatorhub's
 // test, as OperatorHub's pipeline runs them, and on bundle/ in make bundle.
+//
+// make test reads the committed bundle, so that it needs no operator-sdk;
+// make verify, in CI, generates it again and fails on any difference.
 package bundle
 
 import (
+	"bytes"
 	"encoding/base64"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,8 +20,11 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/operator-framework/api/pkg/manifests"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
@@ -94,6 +102,66 @@ func TestBundleDescribesThisOperator(t *testing.T) {
 		g.Expect(spec).To(ConsistOf(slices.Collect(maps.Keys(schema.Properties["spec"].Properties))), "%s spec descriptors", owned.Name)
 		g.Expect(status).To(ConsistOf(slices.Collect(maps.Keys(schema.Properties["status"].Properties))), "%s status descriptors", owned.Name)
 	}
+}
+
+// The bundle's CRDs are config/crd/bases', and its Deployment is the one
+// config/manifests builds: a change to the API types or to the manager's
+// manifests fails here until make bundle has run.
+func TestBundleIsWhatConfigBuilds(t *testing.T) {
+	g := NewWithT(t)
+	b := loadBundle(t, filepath.Join(testenv.ProjectRoot(), "bundle"))
+
+	files, err := filepath.Glob(filepath.Join(testenv.ProjectRoot(), "config", "crd", "bases", "*.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(files).NotTo(BeEmpty())
+	g.Expect(b.V1CRDs).To(HaveLen(len(files)), "the bundle's CRDs are not config/crd/bases': run make bundle")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		g.Expect(err).NotTo(HaveOccurred())
+		var want apiextensionsv1.CustomResourceDefinition
+		g.Expect(yaml.Unmarshal(data, &want)).To(Succeed(), file)
+		i := slices.IndexFunc(b.V1CRDs, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return crd.Name == want.Name })
+		if g.Expect(i).NotTo(BeNumerically("<", 0), "no CRD %s in the bundle: run make bundle", want.Name) {
+			g.Expect(b.V1CRDs[i].Spec).To(Equal(want.Spec), "the bundle's CRD %s is not %s: run make bundle", want.Name, file)
+		}
+	}
+
+	kustomize := os.Getenv("KUSTOMIZE")
+	if kustomize == "" {
+		t.Fatal("KUSTOMIZE is not set: run the tests with make test, which builds it")
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(kustomize, "build", filepath.Join(testenv.ProjectRoot(), "config", "manifests"))
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	g.Expect(cmd.Run()).To(Succeed(), stderr.String())
+	var deployments []appsv1.Deployment
+	decoder := utilyaml.NewYAMLOrJSONDecoder(&stdout, 4096)
+	for {
+		var object appsv1.Deployment
+		if err := decoder.Decode(&object); err != nil {
+			break
+		}
+		if object.Kind == "Deployment" {
+			deployments = append(deployments, object)
+		}
+	}
+	g.Expect(deployments).To(HaveLen(1), "config/manifests builds one Deployment")
+	want := deployments[0]
+	// operator-sdk's one change: WATCH_NAMESPACE is the OperatorGroup's
+	// target namespaces, as OLM annotates the Deployment.
+	for i := range want.Spec.Template.Spec.Containers {
+		for j, env := range want.Spec.Template.Spec.Containers[i].Env {
+			if env.Name == "WATCH_NAMESPACE" {
+				want.Spec.Template.Spec.Containers[i].Env[j] = corev1.EnvVar{Name: env.Name, ValueFrom: &corev1.EnvVarSource{
+					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['olm.targetNamespaces']"},
+				}}
+			}
+		}
+	}
+	specs := b.CSV.Spec.InstallStrategy.StrategySpec.DeploymentSpecs
+	g.Expect(specs).To(HaveLen(1))
+	g.Expect(specs[0].Name).To(Equal(want.Name))
+	g.Expect(specs[0].Spec).To(Equal(want.Spec), "the CSV's Deployment is not config/manifests': run make bundle")
 }
 
 // inSchema tells whether the dotted path names a property of schema.
