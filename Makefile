@@ -114,12 +114,20 @@ vet: $(BIN_MODULE) ## Run go vet.
 
 .PHONY: test
 test: manifests generate fmt vet kustomize helm promtool $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle, chart and alerting rule checks included).
+	@# The envtest suites mostly wait on their API servers: the modules
+	@# under hack/ compile and test meanwhile.
+	@$(MAKE) --no-print-directory -j2 --output-sync=line test-module test-hack
+
+.PHONY: test-module
+test-module:
 	@# vet ran every analyzer go test runs, and more; go test's own subset
 	@# would analyse every dependency again, under a cache key of its own.
-	@# The envtest suites mostly wait on their API servers: twice as many
-	@# packages as cores run at once.
+	@# Twice as many packages as cores run at once, for the same reason.
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" SNAPSHOT_CRDS=$(SNAPSHOT_CRDS) HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) VERSION=$(VERSION) \
 		$(TIMED) "go test" $(GO) test -p $$(( $$(nproc) * 2 )) -vet=off ./... -coverprofile cover.out
+
+.PHONY: test-hack
+test-hack:
 	cd hack/catalog && $(TIMED) "go test hack/catalog" go test ./...
 	cd hack/images && $(TIMED) "go test hack/images" go test ./...
 	cd hack/tools/cluster && $(TIMED) "go test csi-tmpfs" go test ./csi-tmpfs/

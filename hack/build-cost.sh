@@ -33,8 +33,12 @@ record() {
     NR == 2 { printf "%s\t%.0f\t%.0f\t%s", program, (end - begin) / 1e9, seconds($1) + seconds($2), rc == 0 ? "" : "failed" }
   ' "$usage")
   mkdir -p "$(dirname "$log")" && touch "$log"
-  { awk -F '\t' -v program="$program" '$1 != program' "$log" && printf '%s\n' "$line"; } >"$usage"
-  mv "$usage" "$log"
+  # Steps may end at once (make test runs two): one rewrites at a time.
+  (
+    flock 9
+    { awk -F '\t' -v program="$program" '$1 != program' "$log" && printf '%s\n' "$line"; } >"$usage"
+    mv "$usage" "$log"
+  ) 9>>"$log.lock"
   return "$rc"
 }
 
