@@ -122,7 +122,8 @@ test: manifests generate fmt vet kustomize helm promtool $(ENVTEST_PREREQ) ## Ru
 test-module:
 	@# vet ran every analyzer go test runs, and more; go test's own subset
 	@# would analyse every dependency again, under a cache key of its own.
-	@# Twice as many packages as cores run at once, for the same reason.
+	@# Twice as many packages as cores run at once: the envtest suites
+	@# mostly wait.
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" SNAPSHOT_CRDS=$(SNAPSHOT_CRDS) HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) VERSION=$(VERSION) \
 		$(TIMED) "go test" $(GO) test -p $$(( $$(nproc) * 2 )) -vet=off ./... -coverprofile cover.out
 

@@ -184,7 +184,7 @@ $(CONTROLLER_GEN): $(SDK_MODULE) | $(LOCALBIN)
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Build kustomize.
 $(KUSTOMIZE): $(CLUSTER_MODULE) | $(LOCALBIN)
-	cd hack/tools/cluster && $(BUILD_COST) go build -ldflags "-s -w" -o $@ sigs.k8s.io/kustomize/kustomize/v5
+	$(CLUSTER_BUILD) -ldflags "-s -w" -o $@ sigs.k8s.io/kustomize/kustomize/v5
 
 .PHONY: helm
 helm: $(HELM) ## Build helm, stamped with its version as its release is.

@@ -1,11 +1,15 @@
 package testenv
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -40,4 +44,24 @@ func ReadYAML(file string, into any) error {
 		return fmt.Errorf("decoding %s: %w", file, err)
 	}
 	return nil
+}
+
+// DecodeObjects decodes the objects of a stream of YAML or JSON documents,
+// as kustomize build and helm template print them; empty documents are
+// left out.
+func DecodeObjects(manifests []byte) ([]*unstructured.Unstructured, error) {
+	var objs []*unstructured.Unstructured
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifests), 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := decoder.Decode(&obj.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return objs, nil
+			}
+			return nil, fmt.Errorf("decoding object %d: %w", len(objs)+1, err)
+		}
+		if len(obj.Object) > 0 {
+			objs = append(objs, obj)
+		}
+	}
 }

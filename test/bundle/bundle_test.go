@@ -24,7 +24,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
@@ -130,23 +131,22 @@ func TestBundleIsWhatConfigBuilds(t *testing.T) {
 	if kustomize == "" {
 		t.Fatal("KUSTOMIZE is not set: run the tests with make test, which builds it")
 	}
-	var stdout, stderr bytes.Buffer
+	var stderr bytes.Buffer
 	cmd := exec.Command(kustomize, "build", filepath.Join(testenv.ProjectRoot(), "config", "manifests"))
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	g.Expect(cmd.Run()).To(Succeed(), stderr.String())
-	var deployments []appsv1.Deployment
-	decoder := utilyaml.NewYAMLOrJSONDecoder(&stdout, 4096)
-	for {
-		var object appsv1.Deployment
-		if err := decoder.Decode(&object); err != nil {
-			break
-		}
-		if object.Kind == "Deployment" {
-			deployments = append(deployments, object)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	g.Expect(err).NotTo(HaveOccurred(), stderr.String())
+	objs, err := testenv.DecodeObjects(out)
+	g.Expect(err).NotTo(HaveOccurred())
+	var deployments []*unstructured.Unstructured
+	for _, obj := range objs {
+		if obj.GetKind() == "Deployment" {
+			deployments = append(deployments, obj)
 		}
 	}
 	g.Expect(deployments).To(HaveLen(1), "config/manifests builds one Deployment")
-	want := deployments[0]
+	var want appsv1.Deployment
+	g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(deployments[0].Object, &want)).To(Succeed())
 	// operator-sdk's one change: WATCH_NAMESPACE is the OperatorGroup's
 	// target namespaces, as OLM annotates the Deployment.
 	for i := range want.Spec.Template.Spec.Containers {

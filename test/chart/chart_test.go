@@ -19,8 +19,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/seed-operators/seed-operator/internal/testenv"
 )
 
 const (
@@ -74,16 +75,9 @@ func setFlags(sets []string) []string {
 
 func decode(t *testing.T, manifests string) []*unstructured.Unstructured {
 	t.Helper()
-	var objs []*unstructured.Unstructured
-	decoder := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(manifests), 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := decoder.Decode(&obj.Object); err != nil {
-			break
-		}
-		if len(obj.Object) > 0 {
-			objs = append(objs, obj)
-		}
+	objs, err := testenv.DecodeObjects([]byte(manifests))
+	if err != nil {
+		t.Fatalf("decoding the rendered manifests: %v", err)
 	}
 	return objs
 }

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/rand"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -203,18 +201,9 @@ func kustomizeBuild(dir, namespace, namePrefix string) []byte {
 
 // objects decodes the objects of a YAML stream.
 func objects(manifests []byte) []*unstructured.Unstructured {
-	var objs []*unstructured.Unstructured
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifests), 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := decoder.Decode(&obj.Object); err != nil {
-			Expect(err).To(MatchError(io.EOF))
-			return objs
-		}
-		if len(obj.Object) > 0 {
-			objs = append(objs, obj)
-		}
-	}
+	objs, err := testenv.DecodeObjects(manifests)
+	Expect(err).NotTo(HaveOccurred())
+	return objs
 }
 
 // applyAll applies each object of manifests as the suite's field owner,
