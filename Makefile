@@ -88,21 +88,32 @@ help: ## Display this help.
 
 .PHONY: manifests
 manifests: controller-gen ## Generate the CRDs and the ClusterRoles from the kubebuilder markers, and copy them, config/rbac's roles, the alerting rules and the dashboard into the Helm chart.
-	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
-	rm -rf $(LOCALBIN)/rbac && $(CONTROLLER_GEN) rbac:roleName=manager-role paths="./controllers/..." output:rbac:dir=$(LOCALBIN)/rbac
-	@# controller-gen writes every role into one file: the manager's own, and
-	@# the one of objects of no namespace (roleName=manager-cluster-role),
-	@# which the bundle and the chart grant cluster-wide in every mode.
-	awk -v dir=config/rbac 'BEGIN { RS = "---\n" } NF { file = dir "/" ($$0 ~ /name: manager-cluster-role\n/ ? "cluster_role.yaml" : "role.yaml"); printf "---\n%s", $$0 > file }' $(LOCALBIN)/rbac/role.yaml
-	rm -rf $(CHART)/crds $(CHART)/files && mkdir -p $(CHART)/crds $(CHART)/files/rbac $(CHART)/files/prometheus $(CHART)/files/grafana
-	cp config/crd/bases/*.yaml $(CHART)/crds/
-	cp $(addprefix config/rbac/,$(CHART_ROLES)) $(CHART)/files/rbac/
-	cp config/prometheus/rules.yaml $(CHART)/files/prometheus/
-	cp config/grafana/*.json $(CHART)/files/grafana/
+	@# The generators write into a folder of this run's own; hack/sync.sh
+	@# puts into the tree the files that changed, so that a build reading
+	@# the tree meanwhile never sees one half-written.
+	out=$$(mktemp -d $(LOCALBIN)/manifests.XXXXXX) && trap 'rm -rf "$$out"' EXIT && \
+	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=$$out/crd && \
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths="./controllers/..." output:rbac:dir=$$out/rbac && \
+	mkdir -p $$out/roles $$out/files/rbac $$out/files/prometheus $$out/files/grafana && \
+	$(call split-roles,$$out/rbac/role.yaml,$$out/roles) && \
+	hack/sync.sh $$out/roles config/rbac && \
+	cp $(addprefix config/rbac/,$(CHART_ROLES)) $$out/files/rbac/ && \
+	cp config/prometheus/rules.yaml $$out/files/prometheus/ && \
+	cp config/grafana/*.json $$out/files/grafana/ && \
+	hack/sync.sh --mirror $$out/crd config/crd/bases && \
+	hack/sync.sh --mirror $$out/crd $(CHART)/crds && \
+	hack/sync.sh --mirror $$out/files $(CHART)/files
+# controller-gen writes every role into one file: the manager's own, and the
+# one of objects of no namespace (roleName=manager-cluster-role), which the
+# bundle and the chart grant cluster-wide in every mode.
+# $(call split-roles,FILE,DIR) writes them into DIR's role.yaml and cluster_role.yaml.
+split-roles = awk -v dir=$(2) 'BEGIN { RS = "---\n" } NF { file = dir "/" ($$0 ~ /name: manager-cluster-role\n/ ? "cluster_role.yaml" : "role.yaml"); printf "---\n%s", $$0 > file }' $(1)
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods of the API types.
-	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+	out=$$(mktemp -d $(LOCALBIN)/generate.XXXXXX) && trap 'rm -rf "$$out"' EXIT && \
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..." output:object:dir=$$out && \
+	hack/sync.sh $$out api/v1alpha1
 
 .PHONY: fmt
 fmt: $(BIN_MODULE) ## Run go fmt.
