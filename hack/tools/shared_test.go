@@ -49,30 +49,71 @@ var apart = map[string]string{
 	"olmv1":      "operator-controller v1.2.0 calls client-go 0.32's reflector error handler, which 0.37 changed",
 }
 
-func TestModulesResolveTheLibrariesTheOperatorDoes(t *testing.T) {
-	dirs := modules(t)
-	resolved := map[string]map[string]string{}
-	for _, dir := range dirs {
-		resolved[dir] = resolve(t, dir)
+// The Kubernetes libraries each module requires, read from the go.mod
+// files alone: make test runs this on a fresh clone without downloading
+// every tool's sources, which the check of what the programs compile
+// (resolved_test.go, make test-hack) needs.
+func TestModulesRequireTheKubernetesLibrariesTheOperatorDoes(t *testing.T) {
+	kubernetes := regexp.MustCompile(`^(k8s\.io|sigs\.k8s\.io)/`)
+	required := map[string]map[string]string{}
+	for _, dir := range modules(t) {
+		required[dir] = map[string]string{}
+		for path, version := range requires(t, dir) {
+			if kubernetes.MatchString(path) {
+				required[dir][path] = version
+			}
+		}
 	}
-	// The operator's versions, and the local cluster's for the modules the
-	// operator does not use: both compile most of what the others do.
-	// Every module must agree with them on every module both use, not only
-	// on the Kubernetes libraries: a package compiled against another
-	// golang.org/x/net, say, is compiled again, and so is everything that
-	// imports it.
+	if required["cluster"]["k8s.io/api"] == "" || required["../.."]["sigs.k8s.io/controller-runtime"] == "" {
+		t.Fatalf("the go.mod files name neither k8s.io/api nor controller-runtime: the test reads the wrong files")
+	}
+	expectShared(t, required, "requires")
+}
+
+// requires are the versions a module's go.mod requires, its replacements'
+// where it replaces a module.
+func requires(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	path := filepath.Join(dir, "go.mod")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := modfile.Parse(path, data, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	versions := map[string]string{}
+	for _, req := range file.Require {
+		versions[req.Mod.Path] = req.Mod.Version
+	}
+	for _, rep := range file.Replace {
+		if rep.New.Version != "" {
+			versions[rep.Old.Path] = rep.New.Version
+		}
+	}
+	return versions
+}
+
+// expectShared fails unless every module but those apart agrees, on every
+// module path it and the others name, with the operator's versions and the
+// local cluster's for the modules the operator does not use: both compile
+// most of what the others do. versions maps each module folder to the
+// versions it resolves, which verb says how.
+func expectShared(t *testing.T, versions map[string]map[string]string, verb string) {
+	t.Helper()
 	want := map[string]string{}
 	for _, dir := range []string{"../..", "cluster"} {
-		for path, version := range resolved[dir] {
+		for path, version := range versions[dir] {
 			if other, ok := want[path]; ok && other != version {
-				t.Errorf("the operator resolves %s to %s, the local cluster's module to %s", path, other, version)
+				t.Errorf("the operator %s %s %s, the local cluster's module %s", verb, path, other, version)
 			}
 			want[path] = version
 		}
 	}
-	for _, dir := range dirs {
+	for dir := range versions {
 		var differ []string
-		for path, version := range resolved[dir] {
+		for path, version := range versions[dir] {
 			if other, ok := want[path]; ok && other != version {
 				differ = append(differ, path+" "+version+" (not "+other+")")
 			}
@@ -81,50 +122,11 @@ func TestModulesResolveTheLibrariesTheOperatorDoes(t *testing.T) {
 		why, isApart := apart[dir]
 		switch {
 		case len(differ) > 0 && !isApart:
-			t.Errorf("%s resolves %s: so its programs compile those libraries again; require the operator's or the local cluster's versions in its go.mod (or raise theirs, when its own are newer)", dir, strings.Join(differ, ", "))
+			t.Errorf("%s %s %s: so its programs compile those libraries again; require the operator's or the local cluster's versions in its go.mod (or raise theirs, when its own are newer)", dir, verb, strings.Join(differ, ", "))
 		case len(differ) == 0 && isApart:
-			t.Errorf("%s resolves every module to the shared version: remove it from apart (%q)", dir, why)
+			t.Errorf("%s %s every module at the shared version: remove it from apart (%q)", dir, verb, why)
 		}
 	}
-}
-
-// resolve lists the versions of the modules that the packages a module
-// builds (its own and their tests, and the programs its tools.go pins,
-// without theirs) are compiled from.
-func resolve(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	// The programs tools.go pins are not importable: each is listed on its
-	// own, as it is built.
-	pinned := goList(t, dir, "-e", "-tags="+buildTags(t)+",tools", "-f", `{{if eq .Name "tools"}}{{join .Imports "\n"}}{{end}}`, "./...")
-	const module = "{{with .Module}}{{.Path}} {{.Version}}{{with .Replace}} {{.Version}}{{end}}{{end}}"
-	var out strings.Builder
-	out.WriteString(goList(t, dir, "-deps", "-test", "-f", module, "./..."))
-	for _, program := range strings.Fields(pinned) {
-		out.WriteString(goList(t, dir, "-deps", "-f", module, program))
-	}
-	versions := map[string]string{}
-	for _, line := range strings.Split(out.String(), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) < 2 {
-			continue // the module's own packages have no version
-		}
-		versions[fields[0]] = fields[len(fields)-1]
-	}
-	if dir == "cluster" && versions["k8s.io/api"] == "" {
-		t.Fatalf("the local cluster's programs compile no k8s.io/api: the test reads the wrong packages")
-	}
-	return versions
-}
-
-func goList(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("go", append([]string{"list"}, args...)...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list %s in %s: %v", strings.Join(args, " "), dir, stderr(err))
-	}
-	return string(out)
 }
 
 // buildTags are the tags of GOFLAGS, which the Makefile exports.
