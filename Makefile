@@ -124,13 +124,7 @@ vet: $(BIN_MODULE) ## Run go vet.
 	$(BUILD_COST_OF) "go vet" $(GO) vet ./...
 
 .PHONY: test
-test: ## Run the unit and envtest suites (bundle, chart and alerting rule checks included).
-	@# In two lanes: the generators and vet compile the operator's
-	@# dependencies while the suites' small programs build; then helm and
-	@# envtest's API server, which reuse what vet compiled and share little
-	@# else, build side by side.
-	@$(MAKE) --no-print-directory -j2 --output-sync=line test-sources test-tools
-	@$(MAKE) --no-print-directory -j2 --output-sync=line helm $(ENVTEST_PREREQ)
+test: manifests generate fmt vet kustomize helm promtool $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle, chart and alerting rule checks included).
 	@# vet ran every analyzer go test runs, and more; go test's own subset
 	@# would analyse every dependency again, under a cache key of its own.
 	@# Twice as many packages as cores run at once: the envtest suites
@@ -138,13 +132,6 @@ test: ## Run the unit and envtest suites (bundle, chart and alerting rule checks
 	@# a fifth of their linking writes; a panic still prints its stack.
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" SNAPSHOT_CRDS=$(SNAPSHOT_CRDS) HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) VERSION=$(VERSION) \
 		$(TIMED) "go test" $(GO) test -p $$(( $$(nproc) * 2 )) -vet=off -ldflags="-s -w" ./... -coverprofile cover.out
-
-# make test's first two lanes, each in order.
-.PHONY: test-sources test-tools
-test-sources:
-	@$(MAKE) --no-print-directory -j1 manifests generate fmt vet
-test-tools:
-	@$(MAKE) --no-print-directory -j1 promtool kustomize $(if $(ENVTEST_PREREQ),$(ETCD))
 
 .PHONY: test-hack
 test-hack: ## Run the tests of the programs under hack/ (CI runs them): the catalog renderer, the image builder, the CSI driver, and what each program compiles (which downloads every tool's sources).
