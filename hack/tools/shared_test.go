@@ -74,15 +74,7 @@ func TestModulesRequireTheKubernetesLibrariesTheOperatorDoes(t *testing.T) {
 // where it replaces a module.
 func requires(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	path := filepath.Join(dir, "go.mod")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file, err := modfile.Parse(path, data, nil)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	file := goMod(t, dir)
 	versions := map[string]string{}
 	for _, req := range file.Require {
 		versions[req.Mod.Path] = req.Mod.Version
@@ -93,6 +85,21 @@ func requires(t *testing.T, dir string) map[string]string {
 		}
 	}
 	return versions
+}
+
+// goMod is the module's go.mod, parsed.
+func goMod(t *testing.T, dir string) *modfile.File {
+	t.Helper()
+	path := filepath.Join(dir, "go.mod")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := modfile.Parse(path, data, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return file
 }
 
 // expectShared fails unless every module but those apart agrees, on every
@@ -151,15 +158,8 @@ func TestModulesBuildWithTheMakefilesGoRelease(t *testing.T) {
 		t.Errorf("the tests run with %s, not the Makefile's %s", runtime.Version(), toolchain)
 	}
 	for _, dir := range modules(t) {
+		file := goMod(t, dir)
 		path := filepath.Join(dir, "go.mod")
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file, err := modfile.Parse(path, data, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
 		switch {
 		case file.Go == nil:
 			t.Errorf("%s names no Go version", path)
