@@ -7,10 +7,10 @@
 #       also removes TO's files that FROM lacks.
 #
 # The generators write into a folder of their own and this puts the result
-# in place: a file that did not change is not written, and one that did is
-# never seen half-written, so a build or lint that reads the tree while
-# make test or a suite regenerates it (CI runs them side by side) reads
-# either file whole.
+# in place: a file that did not change is not written (its mtime stays),
+# and one that did is never seen half-written, so a build or lint that
+# reads the tree while another make target regenerates it (make test in
+# one terminal, make test-e2e in another) reads either file whole.
 set -euo pipefail
 
 mirror=false

@@ -65,7 +65,7 @@ func TestModulesRequireTheKubernetesLibrariesTheOperatorDoes(t *testing.T) {
 		}
 	}
 	if required["cluster"]["k8s.io/api"] == "" || required["../.."]["sigs.k8s.io/controller-runtime"] == "" {
-		t.Fatalf("the go.mod files name neither k8s.io/api nor controller-runtime: the test reads the wrong files")
+		t.Fatalf("the cluster's go.mod names no k8s.io/api, or the operator's no controller-runtime: the test reads the wrong files")
 	}
 	expectShared(t, required, "requires")
 }
