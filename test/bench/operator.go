@@ -214,6 +214,27 @@ func (o *operator) saveHeapProfile(ctx context.Context) (string, error) {
 	return path, os.WriteFile(path, []byte(body), 0o644)
 }
 
+// cpuProfileSeconds is the length of each CPU profile profileCPU takes:
+// short, since a burst's end cuts the last one off unsaved.
+const cpuProfileSeconds = 5
+
+// profileCPU saves the operator's CPU profiles, one after another, until
+// ctx ends, as name-1.pprof, name-2.pprof and so on in its directory, and
+// returns their pattern for `go tool pprof`, which merges them.
+func (o *operator) profileCPU(ctx context.Context, name string) string {
+	pattern := filepath.Join(filepath.Dir(o.logPath), name+"-*.pprof")
+	go func() {
+		for i := 1; ctx.Err() == nil; i++ {
+			body, err := o.get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", o.ports.pprof, cpuProfileSeconds), false)
+			if err != nil {
+				return
+			}
+			_ = os.WriteFile(filepath.Join(filepath.Dir(o.logPath), fmt.Sprintf("%s-%d.pprof", name, i)), []byte(body), 0o644)
+		}
+	}()
+	return pattern
+}
+
 // parseHeapStats reads the runtime.MemStats that pprof's heap profile
 // prints in its debug form.
 func parseHeapStats(profile string) (heapStats, error) {

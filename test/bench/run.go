@@ -128,9 +128,12 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 		if err != nil {
 			return res, err
 		}
+		profiling, stopProfiling := context.WithCancel(ctx)
+		profiles := op.profileCPU(profiling, "cpu-"+strings.ToLower(k.name))
 		b, err := c.inNamespace(ctx, namespace, func() (burstResult, error) {
 			return c.burst(ctx, namespace, n, cfg.workers, k.operator, timeout)
 		})
+		stopProfiling()
 		if err != nil {
 			return res, fmt.Errorf("%s: %w (operator log: %s)", k.name, err, op.logPath)
 		}
@@ -143,6 +146,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 			return res, err
 		}
 		res.Kinds[i].Operator = operatorFigures(b, before, after, n, events, k.controller)
+		fmt.Printf("N=%d %s: the operator's CPU profiles of the burst: go tool pprof -top %s\n", n, k.name, profiles)
 		res.Kinds[i].Ratio = b.Seconds / res.Kinds[i].Baseline.Seconds
 	}
 
