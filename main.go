@@ -157,6 +157,10 @@ func run(o options) error {
 
 	ctx := ctrl.SetupSignalHandler()
 	restConfig := ctrl.GetConfigOrDie()
+	// As kube-controller-manager and the scheduler do: next to its API
+	// server, gzip costs both ends CPU and saves bandwidth nobody lacks.
+	// The streamed lists of the informers are compressed otherwise.
+	restConfig.DisableCompression = true
 	if err := reconnect.WaitForAPIServer(ctx, restConfig); err != nil {
 		return err
 	}
