@@ -58,6 +58,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	original := ws.DeepCopy()
+	// The Deployment and Service it makes are one event, not two.
+	ctx, recordEvents := r.Applier.GatherEvents(ctx, ws)
+	defer recordEvents()
 
 	deployment, autoscaler := &appsv1.Deployment{}, &autoscalingv2.HorizontalPodAutoscaler{}
 	applyErr := r.applyOwned(ctx, ws, deployment, autoscaler)

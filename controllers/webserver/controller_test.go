@@ -124,8 +124,9 @@ var _ = Describe("WebServer controller", func() {
 		Expect(s.Spec.Ports).To(ConsistOf(And(HaveField("Port", BeEquivalentTo(80)), HaveField("TargetPort.StrVal", "http"))))
 		Expect(s.Spec.Selector).To(Equal(d.Spec.Selector.MatchLabels))
 
-		expectEvent(ctx, "web", "Created", "Deployment")
-		expectEvent(ctx, "web", "Created", "Service")
+		expectEvent(ctx, "web", "Created", "Created Deployment web, Service web-service")
+		Consistently(ctx, func(g Gomega) int32 { return testenv.EventCount(ctx, g, k8sClient, ws, "Created") }).
+			WithTimeout(2*time.Second).Should(BeEquivalentTo(1), "one event for the Deployment and the Service")
 		expectReady(ctx, "web", metav1.ConditionFalse, reasonAwaitingDeployment)
 	})
 

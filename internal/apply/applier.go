@@ -195,7 +195,7 @@ func (a *Applier) create(
 		return false, fmt.Errorf("reading the created %s %s: %w", kind, key, err)
 	}
 	a.conflicts.resolved(conflictKey{kind: kind, namespace: key.Namespace, name: key.Name, owner: owner.GetUID()})
-	a.recordChange(owner, live, kind, true, true, o.repairs(owner), nil)
+	a.recordChange(ctx, owner, live, kind, true, true, o.repairs(owner), nil)
 	return false, nil
 }
 
@@ -236,21 +236,26 @@ func (a *Applier) update(
 		return fmt.Errorf("reading the applied %s %s: %w", kind, key, err)
 	}
 	changed := len(foreign) > 0 || previous.GetResourceVersion() != live.GetResourceVersion()
-	a.recordChange(owner, live, kind, created, changed, o.repairs(owner), foreign)
+	a.recordChange(ctx, owner, live, kind, created, changed, o.repairs(owner), foreign)
 	return nil
 }
 
 // recordChange records on owner an event for what an apply did to live, if
-// it did anything (changeReason), and counts a repair of drift, which the
-// foreign managers' fields removed (if any) tell the source of.
-func (a *Applier) recordChange(owner kube.Object, live client.Object, kind string, created, changed, repair bool, foreign []string) {
+// it did anything (changeReason), or keeps it for GatherEvents' record, and
+// counts a repair of drift, which the foreign managers' fields removed (if
+// any) tell the source of.
+func (a *Applier) recordChange(
+	ctx context.Context, owner kube.Object, live client.Object, kind string, created, changed, repair bool, foreign []string,
+) {
 	reason, verb := changeReason(created, changed, repair)
 	if reason == "" {
 		return
 	}
-	a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, live.GetName())
 	if reason == ReasonRepaired || reason == ReasonRecreated {
 		countRepair(kind, foreign)
+	}
+	if !gather(ctx, owner, live, kind, reason, verb) {
+		a.Recorder.Eventf(owner, live, corev1.EventTypeNormal, reason, verb, "%s %s %s", reason, kind, live.GetName())
 	}
 }
 
