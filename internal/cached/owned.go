@@ -72,7 +72,7 @@ func managedOnly(owned ...Owned) map[client.Object]cache.ByObject {
 	}
 	byObject := make(map[client.Object]cache.ByObject, len(byType))
 	for _, rs := range byType {
-		byObject[rs[0].Type] = cache.ByObject{Label: managedSelector(rs.kinds()), Transform: rs.transform}
+		byObject[rs[0].Type] = cache.ByObject{Label: managedSelector(rs.kinds()), Transform: rs.transform()}
 	}
 	return byObject
 }
@@ -95,8 +95,11 @@ func (rs readers) kinds() []string {
 
 // transform is what the cache does to each object of the kind: it keeps
 // what the object's readers read, together (of).
-func (rs readers) transform(obj any) (any, error) {
-	return rs.of(obj).transform(obj)
+func (rs readers) transform() func(any) (any, error) {
+	digests := newDigestMemo()
+	return func(obj any) (any, error) {
+		return rs.of(obj).transform(obj, digests)
+	}
 }
 
 // of is what the readers of obj read of it, together: its spec, and the

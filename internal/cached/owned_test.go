@@ -18,7 +18,7 @@ import (
 func TestOwnedTransformKeepsASpecRead(t *testing.T) {
 	g := NewWithT(t)
 	claim := &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv-1"}}
-	_, err := Owned{Type: &corev1.PersistentVolumeClaim{}, SpecRead: true}.transform(claim)
+	_, err := Owned{Type: &corev1.PersistentVolumeClaim{}, SpecRead: true}.transform(claim, nil)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(claim.Spec.VolumeName).To(Equal("pv-1"))
 	g.Expect(claim.Annotations).NotTo(HaveKey(apply.DigestAnnotation))

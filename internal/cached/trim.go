@@ -13,8 +13,9 @@ import (
 	"github.com/seed-operators/seed-operator/internal/apply"
 )
 
-// transform trims obj to what o says is read of it.
-func (o Owned) transform(obj any) (any, error) {
+// transform trims obj to what o says is read of it, with the digests
+// remembered for its kind (nil: none).
+func (o Owned) transform(obj any, digests *digestMemo) (any, error) {
 	co, ok := obj.(client.Object)
 	if !ok {
 		// Such as the marker of a deletion the informer missed.
@@ -27,13 +28,13 @@ func (o Owned) transform(obj any) (any, error) {
 	if o.SpecRead {
 		return obj, nil
 	}
-	return trimToStatus(obj, o.AppliedFieldsRead)
+	return trimToStatus(obj, o.AppliedFieldsRead, digests)
 }
 
 // trimToStatus replaces the spec of the object with the digest of what the
 // operator applied (AppliedDigest), and drops the operator's entry in the
 // managed fields with it unless keepApplied.
-func trimToStatus(obj any, keepApplied bool) (any, error) {
+func trimToStatus(obj any, keepApplied bool, digests *digestMemo) (any, error) {
 	o, ok := obj.(client.Object)
 	if !ok {
 		return obj, nil
@@ -47,7 +48,7 @@ func trimToStatus(obj any, keepApplied bool) (any, error) {
 	}
 	annotations := o.GetAnnotations()
 	delete(annotations, apply.DigestAnnotation)
-	sum, ok := digestOfWhole(o)
+	sum, ok := digests.digest(o)
 	if !ok {
 		// Kept whole: the reconcile computes the digest from the object,
 		// and reports why it cannot.

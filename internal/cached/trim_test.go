@@ -95,7 +95,7 @@ func TestTrimManagedFields(t *testing.T) {
 func TestTransformLeavesOtherObjects(t *testing.T) {
 	g := NewWithT(t)
 	marker := struct{ Key string }{Key: "ns/name"}
-	got, err := Owned{}.transform(marker)
+	got, err := Owned{}.transform(marker, nil)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got).To(Equal(marker))
 }
@@ -174,7 +174,7 @@ func TestTrimToStatus(t *testing.T) {
 			g := NewWithT(t)
 			obj := tt.obj(t)
 			whole := obj.DeepCopy()
-			got, err := Owned{Type: &appsv1.Deployment{}}.transform(obj)
+			got, err := Owned{Type: &appsv1.Deployment{}}.transform(obj, nil)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(got).To(BeIdenticalTo(obj), "the cache's object is trimmed in place")
 			g.Expect(obj.Status).To(Equal(whole.Status))
@@ -194,7 +194,7 @@ func TestTrimToStatus(t *testing.T) {
 				g.Expect(obj.Annotations).NotTo(HaveKey(apply.DigestAnnotation))
 			}
 			trimmed := obj.DeepCopy()
-			_, err = Owned{Type: &appsv1.Deployment{}}.transform(obj)
+			_, err = Owned{Type: &appsv1.Deployment{}}.transform(obj, nil)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(obj).To(Equal(trimmed), "the transform is idempotent")
 
@@ -230,7 +230,7 @@ func TestTrimToStatusOfAPod(t *testing.T) {
 				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "busybox"}}},
 				Status:     corev1.PodStatus{Phase: corev1.PodRunning},
 			}
-			_, err := Owned{Type: &corev1.Pod{}, AppliedFieldsRead: appliedFieldsRead}.transform(pod)
+			_, err := Owned{Type: &corev1.Pod{}, AppliedFieldsRead: appliedFieldsRead}.transform(pod, nil)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(pod.Spec).To(BeZero())
 			g.Expect(pod.Status.Phase).To(Equal(corev1.PodRunning))
