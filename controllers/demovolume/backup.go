@@ -2,9 +2,6 @@ package demovolume
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"slices"
 	"time"
 
@@ -14,21 +11,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/backup"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
-// A DemoVolume's backups are VolumeSnapshots of its claim, owned by it,
-// labelled as its claim is and with what took them.
-const (
-	// backupKind is the app.kubernetes.io/name of a DemoVolume's backups,
-	// by which a restore tells them from other snapshots.
-	backupKind = "demovolume-backup"
-	// triggerLabel says what took a backup: a schedule or a request.
-	triggerLabel     = "seed.example.com/backup-trigger"
-	triggerSchedule  = "schedule"
-	triggerRequest   = "request"
-	snapshotAPIGroup = "snapshot.storage.k8s.io"
-)
+// snapshotAPIGroup is the API group of the backups, as a claim's data
+// source names it.
+const snapshotAPIGroup = "snapshot.storage.k8s.io"
 
 // SnapshotGVK is the kind of the backups.
 var SnapshotGVK = snapshotv1.SchemeGroupVersion.WithKind("VolumeSnapshot")
@@ -36,8 +25,8 @@ var SnapshotGVK = snapshotv1.SchemeGroupVersion.WithKind("VolumeSnapshot")
 // desiredBackup is a VolumeSnapshot of dv's claim, of class, owned by dv
 // and held by its namespace (holder).
 func desiredBackup(dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference, name, class, trigger string) *snapshotv1.VolumeSnapshot {
-	labels := kube.Labels(backupKind, dv.Name)
-	labels[triggerLabel] = trigger
+	labels := kube.Labels(backup.Kind, dv.Name)
+	labels[backup.TriggerLabel] = trigger
 	return &snapshotv1.VolumeSnapshot{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: dv.Namespace, Labels: labels,
@@ -49,20 +38,6 @@ func desiredBackup(dv *seedv1alpha1.DemoVolume, holder metav1.OwnerReference, na
 			VolumeSnapshotClassName: ptr.To(class),
 		},
 	}
-}
-
-// scheduledBackupName names the backup of a schedule's time: the same
-// name for the same time, so that a backup taken before a failed status
-// write is found, not taken again.
-func scheduledBackupName(dv *seedv1alpha1.DemoVolume, at time.Time) string {
-	return dv.Name + "-" + at.UTC().Format("20060102-150405")
-}
-
-// requestedBackupName names the backup of a request, by the request's
-// value, for the same reason.
-func requestedBackupName(dv *seedv1alpha1.DemoVolume, request string) string {
-	sum := sha256.Sum256([]byte(request))
-	return dv.Name + "-request-" + hex.EncodeToString(sum[:])[:10]
 }
 
 // maxMissedSlots bounds the times a schedule is stepped through to find
@@ -93,7 +68,7 @@ func backupsToPrune(backups []snapshotv1.VolumeSnapshot, keep int) []snapshotv1.
 	if len(backups) <= keep {
 		return nil
 	}
-	newestReady := slices.IndexFunc(backups, isReady)
+	newestReady := slices.IndexFunc(backups, backup.IsReady)
 	var prune []snapshotv1.VolumeSnapshot
 	for i, b := range backups[keep:] {
 		if keep+i != newestReady {
@@ -103,15 +78,11 @@ func backupsToPrune(backups []snapshotv1.VolumeSnapshot, keep int) []snapshotv1.
 	return prune
 }
 
-func isReady(b snapshotv1.VolumeSnapshot) bool {
-	return b.Status != nil && ptr.Deref(b.Status.ReadyToUse, false)
-}
-
 // backupStatuses are the backups as status.backups lists them.
 func backupStatuses(backups []snapshotv1.VolumeSnapshot) []seedv1alpha1.DemoVolumeBackupStatus {
 	statuses := make([]seedv1alpha1.DemoVolumeBackupStatus, 0, len(backups))
 	for _, b := range backups {
-		s := seedv1alpha1.DemoVolumeBackupStatus{Name: b.Name, ReadyToUse: isReady(b)}
+		s := seedv1alpha1.DemoVolumeBackupStatus{Name: b.Name, ReadyToUse: backup.IsReady(b)}
 		if b.Status != nil {
 			s.CreationTime = b.Status.CreationTime
 			if b.Status.RestoreSize != nil {
@@ -124,22 +95,4 @@ func backupStatuses(backups []snapshotv1.VolumeSnapshot) []seedv1alpha1.DemoVolu
 		statuses = append(statuses, s)
 	}
 	return statuses
-}
-
-// restoreRefusal says why backup cannot be restored into dv, or nothing
-// when it can: it must be a backup a DemoVolume of the namespace took,
-// ready, and no larger than dv.
-func restoreRefusal(dv *seedv1alpha1.DemoVolume, backup *snapshotv1.VolumeSnapshot) (reason, message string) {
-	name := backup.Name
-	switch {
-	case backup.Labels[kube.LabelName] != backupKind || backup.Labels[kube.LabelManagedBy] != kube.ManagedBy:
-		return reasonBackupNotFound, fmt.Sprintf("VolumeSnapshot %s is not a backup of a DemoVolume: only those are restored", name)
-	case !isReady(*backup):
-		return reasonBackupNotReady, fmt.Sprintf("Backup %s is not ready to restore from yet", name)
-	case backup.Status.RestoreSize != nil && backup.Status.RestoreSize.Cmp(claimSize(dv)) > 0:
-		size := claimSize(dv)
-		return reasonBackupTooLarge, fmt.Sprintf("Backup %s needs %s, more than the %s of spec.size",
-			name, backup.Status.RestoreSize.String(), size.String())
-	}
-	return "", ""
 }

@@ -7,16 +7,16 @@ import (
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	"github.com/robfig/cron/v3"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/seed-operators/seed-operator/internal/backup"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 func TestDesiredBackup(t *testing.T) {
 	dv := newDemoVolume()
-	b := desiredBackup(dv, holderRef, "data-20261128-000000", "fast", triggerSchedule)
+	b := desiredBackup(dv, holderRef, "data-20261128-000000", "fast", backup.TriggerSchedule)
 	if got := ptr.Deref(b.Spec.Source.PersistentVolumeClaimName, ""); got != dv.Name {
 		t.Errorf("source claim %q, want the DemoVolume's, %q", got, dv.Name)
 	}
@@ -32,22 +32,10 @@ func TestDesiredBackup(t *testing.T) {
 	if len(b.OwnerReferences) != 2 || b.OwnerReferences[1] != holderRef {
 		t.Errorf("owners %v, want the DemoVolume and its namespace %v", b.OwnerReferences, holderRef)
 	}
-	for label, want := range map[string]string{kube.LabelName: backupKind, kube.LabelInstance: dv.Name, kube.LabelManagedBy: kube.ManagedBy, triggerLabel: triggerSchedule} {
+	for label, want := range map[string]string{kube.LabelName: backup.Kind, kube.LabelInstance: dv.Name, kube.LabelManagedBy: kube.ManagedBy, backup.TriggerLabel: backup.TriggerSchedule} {
 		if b.Labels[label] != want {
 			t.Errorf("label %s is %q, want %q", label, b.Labels[label], want)
 		}
-	}
-}
-
-func TestBackupNames(t *testing.T) {
-	dv := newDemoVolume()
-	at := time.Date(2026, 11, 28, 3, 4, 5, 0, time.FixedZone("CET", 3600))
-	if got, want := scheduledBackupName(dv, at), dv.Name+"-20261128-020405"; got != want {
-		t.Errorf("scheduled: %q, want %q (UTC)", got, want)
-	}
-	first, again, other := requestedBackupName(dv, "1"), requestedBackupName(dv, "1"), requestedBackupName(dv, "2")
-	if first != again || first == other {
-		t.Errorf("requested: %q, %q, %q: the same request names the same backup, another another", first, again, other)
 	}
 }
 
@@ -128,34 +116,5 @@ func TestNewestFirst(t *testing.T) {
 	newestFirst(list)
 	if got := names(list); !slices.Equal(got, []string{"ar", "z", "br", "cr"}) {
 		t.Errorf("order %v: newest first, then by name", got)
-	}
-}
-
-func TestRestoreRefusal(t *testing.T) {
-	backup := func(mutate func(*snapshotv1.VolumeSnapshot)) *snapshotv1.VolumeSnapshot {
-		b := desiredBackup(newDemoVolume(), holderRef, "b", "fast", triggerRequest)
-		b.Status = &snapshotv1.VolumeSnapshotStatus{ReadyToUse: ptr.To(true), RestoreSize: ptr.To(resource.MustParse("10Gi"))}
-		mutate(b)
-		return b
-	}
-	dv := newDemoVolume()
-	for _, tt := range []struct {
-		name   string
-		backup *snapshotv1.VolumeSnapshot
-		want   string
-	}{
-		{name: "a ready backup that fits", backup: backup(func(*snapshotv1.VolumeSnapshot) {})},
-		{name: "not a DemoVolume's backup", backup: backup(func(b *snapshotv1.VolumeSnapshot) { b.Labels = nil }), want: reasonBackupNotFound},
-		{name: "not ready", backup: backup(func(b *snapshotv1.VolumeSnapshot) { b.Status.ReadyToUse = ptr.To(false) }), want: reasonBackupNotReady},
-		{name: "no status yet", backup: backup(func(b *snapshotv1.VolumeSnapshot) { b.Status = nil }), want: reasonBackupNotReady},
-		{name: "larger than the volume", backup: backup(func(b *snapshotv1.VolumeSnapshot) {
-			b.Status.RestoreSize = ptr.To(resource.MustParse("11Gi"))
-		}), want: reasonBackupTooLarge},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if reason, message := restoreRefusal(dv, tt.backup); reason != tt.want || (reason != "") != (message != "") {
-				t.Errorf("refusal %q (%q), want %q", reason, message, tt.want)
-			}
-		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/backup"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -31,9 +32,6 @@ const (
 	reasonBackupFailed         = "BackupFailed"
 	reasonBackupReady          = "BackupReady"
 	reasonBackupTaken          = "BackupTaken"
-	reasonBackupNotFound       = "BackupNotFound"
-	reasonBackupNotReady       = "BackupNotReady"
-	reasonBackupTooLarge       = "BackupTooLarge"
 	reasonFromBackup           = "FromBackup"
 	reasonRestoredOnLoss       = "RestoredOnLoss"
 	reasonMadeEmpty            = "MadeEmpty"
@@ -80,7 +78,7 @@ func (r *Reconciler) listBackups(ctx context.Context, dv *seedv1alpha1.DemoVolum
 		return nil, nil
 	}
 	list := &snapshotv1.VolumeSnapshotList{}
-	if err := r.List(ctx, list, client.InNamespace(dv.Namespace), client.MatchingLabels(kube.SelectorLabels(backupKind, dv.Name))); err != nil {
+	if err := r.List(ctx, list, client.InNamespace(dv.Namespace), client.MatchingLabels(kube.SelectorLabels(backup.Kind, dv.Name))); err != nil {
 		return nil, fmt.Errorf("listing the backups: %w", err)
 	}
 	return list.Items, nil
@@ -109,7 +107,7 @@ func (r *Reconciler) backUp(ctx context.Context, dv *seedv1alpha1.DemoVolume, pv
 	// What was taken is recorded only once it is: a take that failed, or
 	// found its name taken, is tried again.
 	if request := dv.Annotations[seedv1alpha1.BackupAnnotation]; request != "" && request != dv.Status.LastBackupRequest {
-		taken, err := r.take(ctx, dv, desiredBackup(dv, b.holder, requestedBackupName(dv, request), class, triggerRequest), b)
+		taken, err := r.take(ctx, dv, desiredBackup(dv, b.holder, backup.RequestedName(dv.Name, request), class, backup.TriggerRequest), b)
 		errs = append(errs, err)
 		if taken {
 			b.request = request
@@ -126,7 +124,7 @@ func (r *Reconciler) backUp(ctx context.Context, dv *seedv1alpha1.DemoVolume, pv
 		}
 		due, next := dueSlot(schedule, last, time.Now())
 		if !due.IsZero() {
-			taken, err := r.take(ctx, dv, desiredBackup(dv, b.holder, scheduledBackupName(dv, due), class, triggerSchedule), b)
+			taken, err := r.take(ctx, dv, desiredBackup(dv, b.holder, backup.ScheduledName(dv.Name, due), class, backup.TriggerSchedule), b)
 			errs = append(errs, err)
 			if taken {
 				b.scheduled = due
@@ -147,20 +145,20 @@ func (r *Reconciler) backUp(ctx context.Context, dv *seedv1alpha1.DemoVolume, pv
 // take creates a backup, unless it exists, and tells whether the backup is
 // there: a backup of that name that is not dv's is left alone, and no
 // other is taken in its place.
-func (r *Reconciler) take(ctx context.Context, dv *seedv1alpha1.DemoVolume, backup *snapshotv1.VolumeSnapshot, b *backups) (bool, error) {
-	created, err := r.Applier.Create(ctx, dv, backup)
+func (r *Reconciler) take(ctx context.Context, dv *seedv1alpha1.DemoVolume, snapshot *snapshotv1.VolumeSnapshot, b *backups) (bool, error) {
+	created, err := r.Applier.Create(ctx, dv, snapshot)
 	switch {
 	case apply.IsNameConflict(err):
 		b.refusal = &refusal{reasonBackupConflict, err.Error()}
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("taking backup %s: %w", backup.Name, err)
+		return false, fmt.Errorf("taking backup %s: %w", snapshot.Name, err)
 	case !created:
 		return true, nil
 	}
-	b.list = append([]snapshotv1.VolumeSnapshot{*backup}, b.list...)
-	r.Applier.Recorder.Eventf(dv, backup, corev1.EventTypeNormal, reasonBackupTaken, "Create",
-		"Took backup %s of claim %s (%s)", backup.Name, dv.Name, backup.Labels[triggerLabel])
+	b.list = append([]snapshotv1.VolumeSnapshot{*snapshot}, b.list...)
+	r.Applier.Recorder.Eventf(dv, snapshot, corev1.EventTypeNormal, reasonBackupTaken, "Create",
+		"Took backup %s of claim %s (%s)", snapshot.Name, dv.Name, snapshot.Labels[backup.TriggerLabel])
 	return true, nil
 }
 
@@ -211,7 +209,7 @@ func (r *Reconciler) snapshotClass(ctx context.Context, dv *seedv1alpha1.DemoVol
 func (r *Reconciler) claimSource(ctx context.Context, dv *seedv1alpha1.DemoVolume, list []snapshotv1.VolumeSnapshot) (string, string, error) {
 	if hadClaim(dv) && dv.Spec.Backup != nil && dv.Spec.Backup.RestoreOnLoss {
 		for _, b := range list {
-			if isReady(b) {
+			if backup.IsReady(b) {
 				return b.Name, reasonRestoredOnLoss, nil
 			}
 		}
@@ -224,15 +222,15 @@ func (r *Reconciler) claimSource(ctx context.Context, dv *seedv1alpha1.DemoVolum
 			"The cluster served no VolumeSnapshot API when the operator started, so no backup can be restored"}
 	}
 	name := dv.Spec.RestoreFrom.BackupName
-	backup := &snapshotv1.VolumeSnapshot{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: dv.Namespace, Name: name}, backup)
+	snapshot := &snapshotv1.VolumeSnapshot{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: dv.Namespace, Name: name}, snapshot)
 	if apierrors.IsNotFound(err) {
-		return "", "", &refusal{reasonBackupNotFound, fmt.Sprintf("No backup %s in namespace %s", name, dv.Namespace)}
+		return "", "", &refusal{backup.ReasonNotFound, backup.NotFound(name, dv.Namespace)}
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("getting backup %s: %w", name, err)
 	}
-	if reason, message := restoreRefusal(dv, backup); reason != "" {
+	if reason, message := backup.RestoreRefusal(snapshot, claimSize(dv)); reason != "" {
 		return "", "", &refusal{reason, message}
 	}
 	return name, reasonFromBackup, nil

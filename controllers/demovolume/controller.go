@@ -27,6 +27,7 @@ import (
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/backup"
 	"github.com/seed-operators/seed-operator/internal/cached"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
@@ -263,7 +264,7 @@ func ownerOf(ctx context.Context, obj client.Object) []reconcile.Request {
 	}
 	labels := obj.GetLabels()
 	name, of := labels[kube.LabelInstance], labels[kube.LabelName]
-	if (of != kind && of != backupKind) || !leftBy(name, of, "")(obj) {
+	if (of != kind && of != backup.Kind) || !leftBy(name, of, "")(obj) {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}

@@ -22,6 +22,7 @@ import (
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/backup"
 	"github.com/seed-operators/seed-operator/internal/kube"
 	"github.com/seed-operators/seed-operator/internal/testenv"
 )
@@ -76,22 +77,7 @@ var _ = Describe("DemoVolume controller", func() {
 			g.Expect(k8sClient.Status().Update(ctx, pvc)).To(Succeed())
 		}).Should(Succeed())
 	}
-	// bind plays the PV controller binding the claim to a volume of the
-	// given size: the volume's name goes in the spec, the rest in the status.
-	bind := func(ctx SpecContext, name, size string) {
-		Eventually(ctx, func(g Gomega) {
-			pvc := &corev1.PersistentVolumeClaim{}
-			g.Expect(k8sClient.Get(ctx, key(name), pvc)).To(Succeed())
-			if pvc.Spec.VolumeName == "" {
-				pvc.Spec.VolumeName = "pv-" + string(pvc.UID)
-				g.Expect(k8sClient.Update(ctx, pvc)).To(Succeed())
-			}
-			pvc.Status.Phase = corev1.ClaimBound
-			pvc.Status.AccessModes = pvc.Spec.AccessModes
-			pvc.Status.Capacity = capacity(size)
-			g.Expect(k8sClient.Status().Update(ctx, pvc)).To(Succeed())
-		}).Should(Succeed())
-	}
+	bind := func(ctx SpecContext, name, size string) { testenv.BindClaim(ctx, k8sClient, key(name), size) }
 	// storageClass makes a storage class that nothing provisions from, and
 	// that is not the default, so that specs running after it are unaffected.
 	storageClass := func(ctx SpecContext, allowVolumeExpansion bool) string {
@@ -830,16 +816,8 @@ var _ = Describe("DemoVolume controller", func() {
 			}
 			return names
 		}
-		// ready plays the snapshot controller: the backup is taken, of size.
-		ready := func(ctx SpecContext, backup, size string) {
-			Eventually(ctx, func(g Gomega) {
-				b := &snapshotv1.VolumeSnapshot{}
-				g.Expect(k8sClient.Get(ctx, key(backup), b)).To(Succeed())
-				b.Status = &snapshotv1.VolumeSnapshotStatus{
-					ReadyToUse: ptr.To(true), RestoreSize: ptr.To(resource.MustParse(size)), CreationTime: ptr.To(metav1.Now()),
-				}
-				g.Expect(k8sClient.Status().Update(ctx, b)).To(Succeed())
-			}).Should(Succeed())
+		ready := func(ctx SpecContext, backupName, size string) {
+			testenv.ReadySnapshot(ctx, k8sClient, key(backupName), size)
 		}
 
 		// recoverable makes "data", bound, with restoreOnLoss and a ready
@@ -848,30 +826,30 @@ var _ = Describe("DemoVolume controller", func() {
 			dv := create(ctx, "data", backedUp(csiClass(ctx, true), func(b *seedv1alpha1.DemoVolumeBackup) { b.RestoreOnLoss = true }))
 			bind(ctx, "data", "1Gi")
 			requestBackup(ctx, "data", "1")
-			backup := requestedBackupName(dv, "1")
-			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
-			ready(ctx, backup, "1Gi")
+			backupName := backup.RequestedName(dv.Name, "1")
+			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backupName))
+			ready(ctx, backupName, "1Gi")
 			// Seen ready by the operator, from its cache, as a restore is.
 			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionTrue, reasonBackupReady)
-			return dv, backup
+			return dv, backupName
 		}
 		// expectRestored waits for the claim of "data" made in place of old
 		// from backup, with restoreOnLoss.
-		expectRestored := func(ctx SpecContext, old *corev1.PersistentVolumeClaim, backup string) {
+		expectRestored := func(ctx SpecContext, old *corev1.PersistentVolumeClaim, backupName string) {
 			Eventually(ctx, func(g Gomega) {
 				pvc := &corev1.PersistentVolumeClaim{}
 				g.Expect(k8sClient.Get(ctx, key("data"), pvc)).To(Succeed())
 				g.Expect(pvc.UID).NotTo(Equal(old.UID))
-				g.Expect(backupSource(pvc)).To(Equal(backup))
+				g.Expect(backupSource(pvc)).To(Equal(backupName))
 			}).Should(Succeed())
-			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backup)
+			expectEvent(ctx, "data", reasonRestoredOnLoss, "from backup "+backupName)
 		}
 		// deleteAndExpectRestored deletes the claim of "data", as someone
 		// would, and waits for the one restoreOnLoss makes from backup.
-		deleteAndExpectRestored := func(ctx SpecContext, backup string) {
+		deleteAndExpectRestored := func(ctx SpecContext, backupName string) {
 			old := claimOf(ctx, "data")
 			deleteClaim(ctx, old)
-			expectRestored(ctx, old, backup)
+			expectRestored(ctx, old, backupName)
 		}
 
 		It("takes a backup on request, of the claim, in the driver's default class, and says when it is ready", func(ctx SpecContext) {
@@ -881,12 +859,12 @@ var _ = Describe("DemoVolume controller", func() {
 			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionFalse, reasonNoBackupYet)
 
 			requestBackup(ctx, "data", "first")
-			name := requestedBackupName(dv, "first")
-			backup := &snapshotv1.VolumeSnapshot{}
-			Eventually(ctx, func() error { return k8sClient.Get(ctx, key(name), backup) }).Should(Succeed())
-			Expect(backup.Spec.Source.PersistentVolumeClaimName).To(HaveValue(Equal("data")))
-			Expect(backup.Spec.VolumeSnapshotClassName).To(HaveValue(Equal(class)))
-			Expect(metav1.IsControlledBy(backup, demoVolume(ctx, Default, "data"))).To(BeTrue())
+			name := backup.RequestedName(dv.Name, "first")
+			snapshot := &snapshotv1.VolumeSnapshot{}
+			Eventually(ctx, func() error { return k8sClient.Get(ctx, key(name), snapshot) }).Should(Succeed())
+			Expect(snapshot.Spec.Source.PersistentVolumeClaimName).To(HaveValue(Equal("data")))
+			Expect(snapshot.Spec.VolumeSnapshotClassName).To(HaveValue(Equal(class)))
+			Expect(metav1.IsControlledBy(snapshot, demoVolume(ctx, Default, "data"))).To(BeTrue())
 			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionFalse, reasonBackupInProgress)
 			expectEvent(ctx, "data", reasonBackupTaken, "Took backup "+name)
 
@@ -909,7 +887,7 @@ var _ = Describe("DemoVolume controller", func() {
 			names := make([]string, 0, len(requests))
 			for _, request := range requests {
 				requestBackup(ctx, "data", request)
-				names = append(names, requestedBackupName(dv, request))
+				names = append(names, backup.RequestedName(dv.Name, request))
 				Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(names[len(names)-1]))
 				if request == "1" {
 					ready(ctx, names[0], "1Gi")
@@ -946,7 +924,7 @@ var _ = Describe("DemoVolume controller", func() {
 			}
 			testenv.NameConflict{
 				Theirs: &snapshotv1.VolumeSnapshot{
-					ObjectMeta: metav1.ObjectMeta{Name: requestedBackupName(requested(), "1"), Namespace: namespace},
+					ObjectMeta: metav1.ObjectMeta{Name: backup.RequestedName(requested().Name, "1"), Namespace: namespace},
 					Spec:       snapshotv1.VolumeSnapshotSpec{Source: snapshotv1.VolumeSnapshotSource{PersistentVolumeClaimName: ptr.To("other")}},
 				},
 				Owner:     func() kube.Object { return requested() },
@@ -964,7 +942,7 @@ var _ = Describe("DemoVolume controller", func() {
 			class := csiClass(ctx, true)
 			dv := create(ctx, "data", backedUp(class))
 			theirs := &snapshotv1.VolumeSnapshot{
-				ObjectMeta: metav1.ObjectMeta{Name: requestedBackupName(dv, "1"), Namespace: namespace},
+				ObjectMeta: metav1.ObjectMeta{Name: backup.RequestedName(dv.Name, "1"), Namespace: namespace},
 				Spec:       snapshotv1.VolumeSnapshotSpec{Source: snapshotv1.VolumeSnapshotSource{PersistentVolumeClaimName: ptr.To("other")}},
 			}
 			Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
@@ -991,7 +969,7 @@ var _ = Describe("DemoVolume controller", func() {
 		It("records each scheduled backup it takes while a request waits on a name taken", func(ctx SpecContext) {
 			dv := create(ctx, "data", backedUp(csiClass(ctx, true), func(b *seedv1alpha1.DemoVolumeBackup) { b.Schedule = "@every 2s" }))
 			theirs := &snapshotv1.VolumeSnapshot{
-				ObjectMeta: metav1.ObjectMeta{Name: requestedBackupName(dv, "1"), Namespace: namespace},
+				ObjectMeta: metav1.ObjectMeta{Name: backup.RequestedName(dv.Name, "1"), Namespace: namespace},
 				Spec:       snapshotv1.VolumeSnapshotSpec{Source: snapshotv1.VolumeSnapshotSource{PersistentVolumeClaimName: ptr.To("other")}},
 			}
 			Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
@@ -1014,20 +992,20 @@ var _ = Describe("DemoVolume controller", func() {
 			class := csiClass(ctx, true)
 			source := create(ctx, "source", backedUp(class))
 			bind(ctx, "source", "1Gi")
-			backup := requestedBackupName(source, "1")
+			backupName := backup.RequestedName(source.Name, "1")
 			restored := func(dv *seedv1alpha1.DemoVolume) {
 				dv.Spec.StorageClassName = ptr.To(class)
-				dv.Spec.RestoreFrom = &seedv1alpha1.DemoVolumeRestoreSource{BackupName: backup}
+				dv.Spec.RestoreFrom = &seedv1alpha1.DemoVolumeRestoreSource{BackupName: backupName}
 			}
 			create(ctx, "copy", restored, func(dv *seedv1alpha1.DemoVolume) { dv.Spec.Size = 2 })
 			create(ctx, "small", restored)
-			expectReady(ctx, "copy", metav1.ConditionFalse, reasonBackupNotFound)
+			expectReady(ctx, "copy", metav1.ConditionFalse, backup.ReasonNotFound)
 
 			requestBackup(ctx, "source", "1")
-			expectReady(ctx, "copy", metav1.ConditionFalse, reasonBackupNotReady)
+			expectReady(ctx, "copy", metav1.ConditionFalse, backup.ReasonNotReady)
 			Expect(k8sClient.Get(ctx, key("copy"), &corev1.PersistentVolumeClaim{})).To(Satisfy(apierrors.IsNotFound), "no claim is made")
-			ready(ctx, backup, "2Gi")
-			expectReady(ctx, "small", metav1.ConditionFalse, reasonBackupTooLarge)
+			ready(ctx, backupName, "2Gi")
+			expectReady(ctx, "small", metav1.ConditionFalse, backup.ReasonTooLarge)
 			Expect(k8sClient.Get(ctx, key("small"), &corev1.PersistentVolumeClaim{})).To(Satisfy(apierrors.IsNotFound), "no claim is made")
 
 			By("the claim made once the backup is ready, with the spec unchanged: the first, not a repair")
@@ -1035,15 +1013,15 @@ var _ = Describe("DemoVolume controller", func() {
 				pvc := &corev1.PersistentVolumeClaim{}
 				g.Expect(k8sClient.Get(ctx, key("copy"), pvc)).To(Succeed())
 				g.Expect(pvc.Spec.DataSourceRef).To(HaveValue(And(
-					HaveField("APIGroup", HaveValue(Equal(snapshotAPIGroup))), HaveField("Kind", "VolumeSnapshot"), HaveField("Name", backup))))
+					HaveField("APIGroup", HaveValue(Equal(snapshotAPIGroup))), HaveField("Kind", "VolumeSnapshot"), HaveField("Name", backupName))))
 			}).Should(Succeed())
 			expectCondition(ctx, "copy", seedv1alpha1.DemoVolumeRestored, metav1.ConditionTrue, reasonFromBackup)
-			expectEvent(ctx, "copy", reasonFromBackup, "from backup "+backup)
+			expectEvent(ctx, "copy", reasonFromBackup, "from backup "+backupName)
 			expectEvent(ctx, "copy", apply.ReasonCreated, "PersistentVolumeClaim")
 			Expect(testenv.EventReasons(ctx, k8sClient, demoVolume(ctx, Default, "copy"))).NotTo(ContainElement(apply.ReasonRecreated))
 			bind(ctx, "copy", "2Gi")
 			expectReady(ctx, "copy", metav1.ConditionTrue, reasonBound)
-			Expect(demoVolume(ctx, Default, "copy").Status.RestoredFrom).To(Equal(backup))
+			Expect(demoVolume(ctx, Default, "copy").Status.RestoredFrom).To(Equal(backupName))
 
 			By("refusing any VolumeSnapshot that is not a DemoVolume's backup")
 			theirs := &snapshotv1.VolumeSnapshot{
@@ -1054,19 +1032,19 @@ var _ = Describe("DemoVolume controller", func() {
 			create(ctx, "stolen", func(dv *seedv1alpha1.DemoVolume) {
 				dv.Spec.RestoreFrom = &seedv1alpha1.DemoVolumeRestoreSource{BackupName: "theirs"}
 			})
-			expectReady(ctx, "stolen", metav1.ConditionFalse, reasonBackupNotFound)
+			expectReady(ctx, "stolen", metav1.ConditionFalse, backup.ReasonNotFound)
 		})
 
 		It("makes a deleted claim again from the newest ready backup with restoreOnLoss", func(ctx SpecContext) {
-			_, backup := recoverable(ctx)
+			_, backupName := recoverable(ctx)
 			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeRestored, metav1.ConditionFalse, reasonMadeEmpty)
 
-			deleteAndExpectRestored(ctx, backup)
+			deleteAndExpectRestored(ctx, backupName)
 			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeRestored, metav1.ConditionTrue, reasonFromBackup)
 		})
 
 		It("makes a lost claim again from the newest ready backup, as the operator's own claim, deleting the lost one once", func(ctx SpecContext) {
-			dv, backup := recoverable(ctx)
+			dv, backupName := recoverable(ctx)
 			expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
 
 			By("the claim's volume lost: deleted once, and held by its pvc-protection finalizer")
@@ -1084,7 +1062,7 @@ var _ = Describe("DemoVolume controller", func() {
 			By("the claim gone: made again from the backup, as the operator's claim, not a repair")
 			testenv.Update(ctx, k8sClient, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace}},
 				func(pvc *corev1.PersistentVolumeClaim) { pvc.Finalizers = nil })
-			expectRestored(ctx, lost, backup)
+			expectRestored(ctx, lost, backupName)
 			Eventually(ctx, func(g Gomega) int32 { return testenv.EventCount(ctx, g, k8sClient, dv, apply.ReasonCreated) }).
 				Should(BeEquivalentTo(2), "the first claim, and the one in place of the lost")
 			Expect(testenv.EventCount(ctx, Default, k8sClient, dv, apply.ReasonRecreated)).To(BeZero())
@@ -1097,13 +1075,13 @@ var _ = Describe("DemoVolume controller", func() {
 			Expect(first.Spec.ReclaimPolicy).To(Equal(seedv1alpha1.ReclaimRetain))
 			bind(ctx, "data", "1Gi")
 			requestBackup(ctx, "data", "1")
-			backup := requestedBackupName(first, "1")
-			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
-			ready(ctx, backup, "1Gi")
+			backupName := backup.RequestedName(first.Name, "1")
+			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backupName))
+			ready(ctx, backupName, "1Gi")
 
 			By("snapshots of the same labels that are not this DemoVolume's backups: someone else's, and another owner's")
 			foreign := func(name string, mutate func(*snapshotv1.VolumeSnapshot)) *snapshotv1.VolumeSnapshot {
-				b := desiredBackup(first, holderRef, name, class, triggerRequest)
+				b := desiredBackup(first, holderRef, name, class, backup.TriggerRequest)
 				b.OwnerReferences = nil
 				mutate(b)
 				Expect(k8sClient.Create(ctx, b)).To(Succeed())
@@ -1122,24 +1100,24 @@ var _ = Describe("DemoVolume controller", func() {
 			expectGone(ctx, "data")
 			Eventually(ctx, func(g Gomega) {
 				kept := &snapshotv1.VolumeSnapshot{}
-				g.Expect(k8sClient.Get(ctx, key(backup), kept)).To(Succeed())
+				g.Expect(k8sClient.Get(ctx, key(backupName), kept)).To(Succeed())
 				g.Expect(kept.DeletionTimestamp).To(BeNil())
 				g.Expect(kept.OwnerReferences).To(BeEmpty(), "the garbage collector must have no reason to delete it")
 				g.Expect(kept.Labels).To(HaveKeyWithValue(retainedLabel, "true"))
 				g.Expect(claimOf(ctx, "data").Labels).To(HaveKeyWithValue(retainedLabel, "true"))
 			}).Should(Succeed())
-			expectEvent(ctx, "data", reasonRetained, "Kept PersistentVolumeClaim data and its data, and 1 backup ("+backup+")")
+			expectEvent(ctx, "data", reasonRetained, "Kept PersistentVolumeClaim data and its data, and 1 backup ("+backupName+")")
 
 			By("a DemoVolume of the same name: the backup is its again, listed, and nothing else is taken")
 			second := create(ctx, "data", restoreOnLoss)
 			Eventually(ctx, func(g Gomega) {
 				b := &snapshotv1.VolumeSnapshot{}
-				g.Expect(k8sClient.Get(ctx, key(backup), b)).To(Succeed())
+				g.Expect(k8sClient.Get(ctx, key(backupName), b)).To(Succeed())
 				g.Expect(metav1.IsControlledBy(b, second)).To(BeTrue())
 				g.Expect(b.Labels).NotTo(HaveKey(retainedLabel))
-				g.Expect(demoVolume(ctx, g, "data").Status.Backups).To(ConsistOf(HaveField("Name", backup)))
+				g.Expect(demoVolume(ctx, g, "data").Status.Backups).To(ConsistOf(HaveField("Name", backupName)))
 			}).Should(Succeed())
-			expectEvent(ctx, "data", reasonAdopted, "Took back backups "+backup)
+			expectEvent(ctx, "data", reasonAdopted, "Took back backups "+backupName)
 			for _, b := range []*snapshotv1.VolumeSnapshot{unlabelled, ownedElsewhere} {
 				now := &snapshotv1.VolumeSnapshot{}
 				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(b), now)).To(Succeed())
@@ -1148,25 +1126,25 @@ var _ = Describe("DemoVolume controller", func() {
 
 			By("the claim lost: made again from the backup taken back")
 			expectReady(ctx, "data", metav1.ConditionTrue, reasonBound)
-			deleteAndExpectRestored(ctx, backup)
+			deleteAndExpectRestored(ctx, backupName)
 		})
 
 		It("deletes the backups with the claim with reclaimPolicy Delete", func(ctx SpecContext) {
 			dv := create(ctx, "data", backedUp(csiClass(ctx, true)), func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
 			bind(ctx, "data", "1Gi")
 			requestBackup(ctx, "data", "1")
-			backup := requestedBackupName(dv, "1")
-			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backup))
+			backupName := backup.RequestedName(dv.Name, "1")
+			Eventually(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).Should(ContainElement(backupName))
 			b := &snapshotv1.VolumeSnapshot{}
-			Expect(k8sClient.Get(ctx, key(backup), b)).To(Succeed())
+			Expect(k8sClient.Get(ctx, key(backupName), b)).To(Succeed())
 			Expect(b.OwnerReferences).To(ConsistOf(And(
 				HaveField("UID", dv.UID), HaveField("Controller", HaveValue(BeTrue())), HaveField("BlockOwnerDeletion", HaveValue(BeTrue())),
 			), Equal(holderOf(ctx))), "held by the namespace, so that only the operator deletes it, as the policy says")
 
 			Expect(k8sClient.Delete(ctx, dv)).To(Succeed())
 			expectGone(ctx, "data")
-			Eventually(ctx, func() error { return k8sClient.Get(ctx, key(backup), &snapshotv1.VolumeSnapshot{}) }).Should(Satisfy(apierrors.IsNotFound))
-			expectEvent(ctx, "data", reasonDeleted, "Deleted PersistentVolumeClaim data, VolumeSnapshot "+backup+", as reclaimPolicy Delete says")
+			Eventually(ctx, func() error { return k8sClient.Get(ctx, key(backupName), &snapshotv1.VolumeSnapshot{}) }).Should(Satisfy(apierrors.IsNotFound))
+			expectEvent(ctx, "data", reasonDeleted, "Deleted PersistentVolumeClaim data, VolumeSnapshot "+backupName+", as reclaimPolicy Delete says")
 		})
 	})
 

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/backup"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -171,11 +172,11 @@ func (r *Reconciler) leftBehind(ctx context.Context, key types.NamespacedName, c
 	}
 	list := &snapshotv1.VolumeSnapshotList{}
 	if err := r.Applier.APIReader.List(ctx, list, client.InNamespace(key.Namespace),
-		client.MatchingLabels(kube.SelectorLabels(backupKind, key.Name))); err != nil {
+		client.MatchingLabels(kube.SelectorLabels(backup.Kind, key.Name))); err != nil {
 		return nil, fmt.Errorf("listing the backups: %w", err)
 	}
 	for _, b := range list.Items {
-		if b.DeletionTimestamp.IsZero() && leftBy(key.Name, backupKind, current)(&b) {
+		if b.DeletionTimestamp.IsZero() && leftBy(key.Name, backup.Kind, current)(&b) {
 			l.backups = append(l.backups, b)
 		}
 	}
@@ -268,7 +269,7 @@ func (r *Reconciler) keep(ctx context.Context, dv *seedv1alpha1.DemoVolume, left
 	}
 	var backups []string
 	for i := range left.backups {
-		if err := disown(&left.backups[i], backupKind); err != nil {
+		if err := disown(&left.backups[i], backup.Kind); err != nil {
 			return err
 		}
 		backups = append(backups, left.backups[i].Name)
@@ -302,7 +303,7 @@ func (r *Reconciler) leftInCache(ctx context.Context, dv *seedv1alpha1.DemoVolum
 	case client.IgnoreNotFound(err) != nil:
 		return false, fmt.Errorf("getting claim %s: %w", dv.Name, err)
 	}
-	return slices.ContainsFunc(listed, func(b snapshotv1.VolumeSnapshot) bool { return leftBy(dv.Name, backupKind, dv.UID)(&b) }), nil
+	return slices.ContainsFunc(listed, func(b snapshotv1.VolumeSnapshot) bool { return leftBy(dv.Name, backup.Kind, dv.UID)(&b) }), nil
 }
 
 // dropFinalizer removes the finalizer that releases up to 0.3.1 gave

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/backup"
 )
 
 func TestDeletions(t *testing.T) {
@@ -58,19 +59,19 @@ func TestOwnedBy(t *testing.T) {
 		obj  func() client.Object
 		want bool
 	}{
-		{name: "controlled by it", want: true, obj: func() client.Object { return desiredBackup(dv, holderRef, "b", "c", triggerRequest) }},
+		{name: "controlled by it", want: true, obj: func() client.Object { return desiredBackup(dv, holderRef, "b", "c", backup.TriggerRequest) }},
 		{name: "its reference dropped, annotated with its UID", want: true, obj: func() client.Object {
-			b := desiredBackup(dv, holderRef, "b", "c", triggerRequest)
+			b := desiredBackup(dv, holderRef, "b", "c", backup.TriggerRequest)
 			b.OwnerReferences = []metav1.OwnerReference{holderRef}
 			return b
 		}},
 		{name: "an earlier one's of the name, its reference dropped", obj: func() client.Object {
-			b := desiredBackup(other, holderRef, "b", "c", triggerRequest)
+			b := desiredBackup(other, holderRef, "b", "c", backup.TriggerRequest)
 			b.OwnerReferences = []metav1.OwnerReference{holderRef}
 			return b
 		}},
 		{name: "annotated with its UID, controlled by another", obj: func() client.Object {
-			b := desiredBackup(other, holderRef, "b", "c", triggerRequest)
+			b := desiredBackup(other, holderRef, "b", "c", backup.TriggerRequest)
 			b.Annotations[ownerUIDAnnotation] = string(dv.UID)
 			return b
 		}},

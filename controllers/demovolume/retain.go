@@ -13,6 +13,7 @@ import (
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/backup"
 	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
@@ -60,13 +61,13 @@ func (r *Reconciler) adoptBackups(
 	var adopted []string
 	for i := range list {
 		b := &list[i]
-		if retainedFor(dv, backupKind)(b) {
+		if retainedFor(dv, backup.Kind)(b) {
 			// The last try tells: one that found the backup adopted by an
 			// earlier reconcile, which the cache had not seen, adopted
 			// nothing.
 			var took bool
 			err := kube.PatchMeta(ctx, r.Client, r.Applier.APIReader, b, func(obj client.Object) bool {
-				took = adopt(dv, backupKind, holder, obj)
+				took = adopt(dv, backup.Kind, holder, obj)
 				return took
 			})
 			if err != nil {

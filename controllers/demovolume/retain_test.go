@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
+	"github.com/seed-operators/seed-operator/internal/backup"
 )
 
 func TestKeptMessage(t *testing.T) {
@@ -39,25 +40,25 @@ func TestKeptMessage(t *testing.T) {
 func TestDisownAdopt(t *testing.T) {
 	first := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) { dv.UID = "first" })
 	second := newDemoVolume(func(dv *seedv1alpha1.DemoVolume) { dv.UID = "second" })
-	b := desiredBackup(first, holderRef, "data-1", "class", triggerRequest)
+	b := desiredBackup(first, holderRef, "data-1", "class", backup.TriggerRequest)
 
-	if adopt(second, backupKind, holderRef, b) {
+	if adopt(second, backup.Kind, holderRef, b) {
 		t.Fatal("adopted a backup another DemoVolume controls")
 	}
-	if !disown(first.Name, backupKind, b) || len(b.OwnerReferences) != 0 || b.Labels[retainedLabel] != trueValue {
+	if !disown(first.Name, backup.Kind, b) || len(b.OwnerReferences) != 0 || b.Labels[retainedLabel] != trueValue {
 		t.Fatalf("disowned: %+v", b.ObjectMeta)
 	}
-	if disown(first.Name, backupKind, b) {
+	if disown(first.Name, backup.Kind, b) {
 		t.Error("disowned twice")
 	}
 	if adopt(second, kind, holderRef, b) {
 		t.Error("adopted a backup as a claim")
 	}
-	if !adopt(second, backupKind, holderRef, b) || !metav1.IsControlledBy(b, second) || b.Labels[retainedLabel] != "" ||
+	if !adopt(second, backup.Kind, holderRef, b) || !metav1.IsControlledBy(b, second) || b.Labels[retainedLabel] != "" ||
 		len(b.OwnerReferences) != 2 || b.OwnerReferences[1] != holderRef {
 		t.Fatalf("adopted: %+v", b.ObjectMeta)
 	}
-	if adopt(second, backupKind, holderRef, b) {
+	if adopt(second, backup.Kind, holderRef, b) {
 		t.Error("adopted twice")
 	}
 
@@ -73,10 +74,10 @@ func TestDisownAdopt(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := desiredBackup(first, holderRef, "data-1", "class", triggerRequest)
-			disown(first.Name, backupKind, b)
+			b := desiredBackup(first, holderRef, "data-1", "class", backup.TriggerRequest)
+			disown(first.Name, backup.Kind, b)
 			tt.mutate(b)
-			if adopt(second, backupKind, holderRef, b) {
+			if adopt(second, backup.Kind, holderRef, b) {
 				t.Errorf("adopted: %+v", b.ObjectMeta)
 			}
 		})
@@ -106,7 +107,7 @@ func TestLeftBy(t *testing.T) {
 			b.OwnerReferences = nil
 			delete(b.Labels, "app.kubernetes.io/managed-by")
 		}},
-		{name: "kept already", mutate: func(b *snapshotv1.VolumeSnapshot) { disown(deleted.Name, backupKind, b) }},
+		{name: "kept already", mutate: func(b *snapshotv1.VolumeSnapshot) { disown(deleted.Name, backup.Kind, b) }},
 		{name: "of another name", mutate: func(b *snapshotv1.VolumeSnapshot) {
 			b.OwnerReferences = nil
 			b.Labels["app.kubernetes.io/instance"] = "other"
@@ -119,11 +120,11 @@ func TestLeftBy(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := desiredBackup(deleted, holderRef, "data-1", "class", triggerRequest)
+			b := desiredBackup(deleted, holderRef, "data-1", "class", backup.TriggerRequest)
 			if tt.mutate != nil {
 				tt.mutate(b)
 			}
-			if got := leftBy("data", backupKind, tt.current)(b); got != tt.want {
+			if got := leftBy("data", backup.Kind, tt.current)(b); got != tt.want {
 				t.Errorf("leftBy = %t, want %t: %+v", got, tt.want, b.ObjectMeta)
 			}
 			if leftBy("data", kind, tt.current)(b) && metav1.GetControllerOf(b) == nil {

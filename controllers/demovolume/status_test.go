@@ -17,6 +17,7 @@ import (
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
 	"github.com/seed-operators/seed-operator/internal/apply"
 	"github.com/seed-operators/seed-operator/internal/apply/applytest"
+	"github.com/seed-operators/seed-operator/internal/backup"
 	"github.com/seed-operators/seed-operator/internal/cached/cachedtest"
 )
 
@@ -258,10 +259,10 @@ func TestComputeStatusReportsTheVolume(t *testing.T) {
 func TestComputeStatusWaitsForABackup(t *testing.T) {
 	g := NewWithT(t)
 	dv := newDemoVolume()
-	waiting := &refusal{reasonBackupNotReady, "Backup b is not ready to restore from yet"}
+	waiting := &refusal{backup.ReasonNotReady, "Backup b is not ready to restore from yet"}
 	computeStatus(dv, &corev1.PersistentVolumeClaim{}, fmt.Errorf("restoring: %w", waiting))
 	for conditionType, reason := range map[string]string{
-		seedv1alpha1.ConditionReady: reasonBackupNotReady, seedv1alpha1.DemoVolumeRestored: reasonBackupNotReady, seedv1alpha1.DemoVolumeBound: reasonPending,
+		seedv1alpha1.ConditionReady: backup.ReasonNotReady, seedv1alpha1.DemoVolumeRestored: backup.ReasonNotReady, seedv1alpha1.DemoVolumeBound: reasonPending,
 	} {
 		c := meta.FindStatusCondition(dv.Status.Conditions, conditionType)
 		g.Expect(c).To(HaveField("Status", metav1.ConditionFalse), conditionType)
