@@ -178,6 +178,10 @@ build: manifests generate fmt vet manager ## Build the manager binary, static as
 manager: ## Build the manager binary alone, from the sources as they are.
 	$(BUILD_COST_OF) $(LOCALBIN)/manager $(GO) build -o $(LOCALBIN)/manager .
 
+.PHONY: plugin
+plugin: ## Build the kubectl plugin, bin/kubectl-seed: on the PATH, it answers `kubectl seed`.
+	$(BUILD_COST_OF) $(LOCALBIN)/kubectl-seed $(GO) build -o $(LOCALBIN)/kubectl-seed ./cmd/kubectl-seed
+
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host, against the cluster of the current kubeconfig.
 	$(GO) run . --health-probe-bind-address=127.0.0.1:8081
