@@ -18,7 +18,9 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	seedv1alpha1 "github.com/seed-operators/seed-operator/api/v1alpha1"
@@ -33,17 +35,21 @@ func init() {
 	utilruntime.Must(snapshotv1.AddToScheme(Scheme))
 }
 
-// Session is what every command acts with: a client and the namespace of
+// Session is what every command acts with: clients and the namespace of
 // the user's flags and kubeconfig, where to write, and the clock.
 type Session struct {
 	genericiooptions.IOStreams
-	Client    client.Client
+	Client client.Client
+	// Kube reads what Client cannot: pods' logs.
+	Kube      kubernetes.Interface
 	Namespace string
 	// Poll is how often --wait reads again.
 	Poll time.Duration
 	Now  func() time.Time
 
 	flags *genericclioptions.ConfigFlags
+	// config, when set, is used in place of the flags'.
+	config *rest.Config
 }
 
 // NewCommand is `kubectl seed`, with kubectl's connection flags.
@@ -74,6 +80,7 @@ func newCommand(s *Session) *cobra.Command {
 		newBackupCommand(s),
 		newRestoreCommand(s),
 		newRolloutCommand(s),
+		newReportCommand(s),
 	)
 	return root
 }
@@ -89,20 +96,28 @@ func (s *Session) connected(run func(*cobra.Command, []string) error) func(*cobr
 	}
 }
 
-// connect makes the client and finds the namespace from the flags, once;
-// a Session made with a client (as tests make it) keeps it.
+// connect makes the clients and finds the namespace from the flags, once;
+// a Session made with a configuration and a namespace (as tests make it)
+// uses those.
 func (s *Session) connect() error {
 	if s.Client != nil {
 		return nil
 	}
-	config, err := s.flags.ToRESTConfig()
-	if err != nil {
-		return fmt.Errorf("reading the kubeconfig: %w", err)
+	if s.config == nil {
+		config, err := s.flags.ToRESTConfig()
+		if err != nil {
+			return fmt.Errorf("reading the kubeconfig: %w", err)
+		}
+		if s.Namespace, _, err = s.flags.ToRawKubeConfigLoader().Namespace(); err != nil {
+			return fmt.Errorf("finding the namespace: %w", err)
+		}
+		s.config = config
 	}
-	if s.Namespace, _, err = s.flags.ToRawKubeConfigLoader().Namespace(); err != nil {
-		return fmt.Errorf("finding the namespace: %w", err)
+	var err error
+	if s.Client, err = client.New(s.config, client.Options{Scheme: Scheme}); err != nil {
+		return fmt.Errorf("connecting to the cluster: %w", err)
 	}
-	if s.Client, err = client.New(config, client.Options{Scheme: Scheme}); err != nil {
+	if s.Kube, err = kubernetes.NewForConfig(s.config); err != nil {
 		return fmt.Errorf("connecting to the cluster: %w", err)
 	}
 	return nil

@@ -3,7 +3,10 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -54,12 +58,13 @@ var _ = Describe("kubectl seed", func() {
 	})
 
 	key := func(name string) client.ObjectKey { return client.ObjectKey{Namespace: namespace, Name: name} }
-	// run runs kubectl seed with args as the user of c, in the namespace.
-	run := func(ctx context.Context, c client.Client, args ...string) output {
+	// run runs kubectl seed with args as the user of config, in the
+	// namespace.
+	run := func(ctx context.Context, config *rest.Config, args ...string) output {
 		var out, errOut bytes.Buffer
 		cmd := newCommand(&Session{
 			IOStreams: genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-			Client:    c, Namespace: namespace, Poll: 100 * time.Millisecond, Now: func() time.Time { return clock },
+			config:    config, Namespace: namespace, Poll: 100 * time.Millisecond, Now: func() time.Time { return clock },
 		})
 		cmd.SetArgs(args)
 		err := cmd.ExecuteContext(ctx)
@@ -67,11 +72,11 @@ var _ = Describe("kubectl seed", func() {
 	}
 	// start runs kubectl seed in the background, for a command that waits
 	// on what the spec does next.
-	start := func(ctx context.Context, c client.Client, args ...string) <-chan output {
+	start := func(ctx context.Context, config *rest.Config, args ...string) <-chan output {
 		done := make(chan output, 1)
 		go func() {
 			defer GinkgoRecover()
-			done <- run(ctx, c, args...)
+			done <- run(ctx, config, args...)
 		}()
 		return done
 	}
@@ -103,7 +108,7 @@ var _ = Describe("kubectl seed", func() {
 	backedUpData := func(ctx SpecContext, size string, mutate ...func(*seedv1alpha1.DemoVolume)) string {
 		create(ctx, "data", append([]func(*seedv1alpha1.DemoVolume){backedUp}, mutate...)...)
 		bind(ctx, "data", "1Gi")
-		Expect(run(ctx, k8sClient, "backup", "dv/data").err).To(Succeed())
+		Expect(run(ctx, env.Config, "backup", "dv/data").err).To(Succeed())
 		ready(ctx, requested, size)
 		listed(ctx, "data", requested, true)
 		return requested
@@ -121,7 +126,7 @@ var _ = Describe("kubectl seed", func() {
 	It("takes a backup, and prints its name once it is ready", func(ctx SpecContext) {
 		create(ctx, "data", backedUp)
 		bind(ctx, "data", "1Gi")
-		done := start(ctx, k8sClient, "backup", "dv/data", "--wait")
+		done := start(ctx, env.Config, "backup", "dv/data", "--wait")
 		Consistently(done, "1s").ShouldNot(Receive(), "waits while the backup is not ready")
 		ready(ctx, requested, "1Gi")
 
@@ -138,25 +143,27 @@ var _ = Describe("kubectl seed", func() {
 	It("says why a backup is not ready when --wait times out", func(ctx SpecContext) {
 		create(ctx, "data", backedUp)
 		bind(ctx, "data", "1Gi")
-		o := run(ctx, k8sClient, "backup", "dv/data", "--wait", "--timeout", "2s")
+		Expect(run(ctx, env.Config, "backup", "dv/data").err).NotTo(HaveOccurred())
+		listed(ctx, "data", requested, false)
+		o := run(ctx, env.Config, "backup", "dv/data", "--wait", "--timeout", "2s")
 		Expect(o.err).To(MatchError(ContainSubstring("still waiting after 2s: backup " + requested + " is not ready to use yet")))
 	})
 
 	It("refuses a backup of a DemoVolume that takes none, and asks for nothing", func(ctx SpecContext) {
 		create(ctx, "data")
-		o := run(ctx, k8sClient, "backup", "dv/data")
+		o := run(ctx, env.Config, "backup", "dv/data")
 		Expect(o.err).To(MatchError("DemoVolume data takes no backups: set its spec.backup first (`backup: {}` for backups on request only)"))
 		dv := &seedv1alpha1.DemoVolume{}
 		Expect(k8sClient.Get(ctx, key("data"), dv)).To(Succeed())
 		Expect(dv.Annotations).NotTo(HaveKey(seedv1alpha1.BackupAnnotation))
 
-		Expect(run(ctx, k8sClient, "backup", "ws/data").err).To(MatchError("ws/data is not a DemoVolume: give dv/NAME"))
-		Expect(run(ctx, k8sClient, "backup", "dv/missing").err).To(Satisfy(apierrors.IsNotFound))
+		Expect(run(ctx, env.Config, "backup", "ws/data").err).To(MatchError("ws/data is not a DemoVolume: give dv/NAME"))
+		Expect(run(ctx, env.Config, "backup", "dv/missing").err).To(Satisfy(apierrors.IsNotFound))
 	})
 
 	It("restores a backup into a new DemoVolume like its source, and waits until it is Ready", func(ctx SpecContext) {
 		name := backedUpData(ctx, "1Gi", func(dv *seedv1alpha1.DemoVolume) { dv.Spec.ReclaimPolicy = seedv1alpha1.ReclaimDelete })
-		done := start(ctx, k8sClient, "restore", "dv/data", "--backup", name, "--to", "copy", "--wait")
+		done := start(ctx, env.Config, "restore", "dv/data", "--backup", name, "--to", "copy", "--wait")
 		bind(ctx, "copy", "1Gi")
 
 		var o output
@@ -179,7 +186,7 @@ var _ = Describe("kubectl seed", func() {
 		Expect(k8sClient.Delete(ctx, &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace}})).To(Succeed())
 		Eventually(ctx, demoVolumes).Should(BeEmpty())
 
-		o := run(ctx, k8sClient, "restore", "dv/data", "--backup", name, "--to", "again")
+		o := run(ctx, env.Config, "restore", "dv/data", "--backup", name, "--to", "again")
 		Expect(o.err).NotTo(HaveOccurred())
 		again := &seedv1alpha1.DemoVolume{}
 		Expect(k8sClient.Get(ctx, key("again"), again)).To(Succeed())
@@ -194,7 +201,7 @@ var _ = Describe("kubectl seed", func() {
 			Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
 		})).To(Succeed())
-		Expect(run(ctx, k8sClient, "backup", "dv/data").err).To(Succeed(), "a second request of the same value makes no second backup")
+		Expect(run(ctx, env.Config, "backup", "dv/data").err).To(Succeed(), "a second request of the same value makes no second backup")
 		Expect(k8sClient.Create(ctx, &snapshotv1.VolumeSnapshot{
 			ObjectMeta: metav1.ObjectMeta{Name: "foreign", Namespace: namespace, Labels: map[string]string{"app.kubernetes.io/instance": "gone"}},
 			Spec:       snapshotv1.VolumeSnapshotSpec{Source: snapshotv1.VolumeSnapshotSource{PersistentVolumeClaimName: ptr.To("theirs")}},
@@ -220,7 +227,7 @@ var _ = Describe("kubectl seed", func() {
 				want: "backup " + name + ` is of DemoVolume "data", not of gone`},
 		} {
 			By(strings.Join(tt.args, " "))
-			o := run(ctx, k8sClient, append([]string{"restore"}, tt.args...)...)
+			o := run(ctx, env.Config, append([]string{"restore"}, tt.args...)...)
 			Expect(o.err).To(MatchError(tt.want))
 			Expect(o.out).To(BeEmpty())
 		}
@@ -230,15 +237,15 @@ var _ = Describe("kubectl seed", func() {
 	It("refuses a backup that is not ready, as the operator does", func(ctx SpecContext) {
 		create(ctx, "data", backedUp)
 		bind(ctx, "data", "1Gi")
-		Expect(run(ctx, k8sClient, "backup", "dv/data").err).To(Succeed())
+		Expect(run(ctx, env.Config, "backup", "dv/data").err).To(Succeed())
 		listed(ctx, "data", requested, false)
-		o := run(ctx, k8sClient, "restore", "dv/data", "--backup", requested, "--to", "copy")
+		o := run(ctx, env.Config, "restore", "dv/data", "--backup", requested, "--to", "copy")
 		Expect(o.err).To(MatchError("Backup " + requested + " is not ready to restore from yet (BackupNotReady)"))
 		Expect(demoVolumes(ctx)).To(ConsistOf("data"), "nothing made")
 	})
 
 	It("works for a namespace editor, and says what it could not read", func(ctx SpecContext) {
-		editor, err := env.ClientAs(ctx, "jane", "editor_role.yaml", namespace)
+		editor, err := env.ConfigAs(ctx, "jane", "editor_role.yaml", namespace)
 		Expect(err).NotTo(HaveOccurred())
 		create(ctx, "data", backedUp)
 		bind(ctx, "data", "1Gi")
@@ -278,5 +285,70 @@ var _ = Describe("kubectl seed", func() {
 		Expect(out.String()).To(HavePrefix("Operator in namespace " + testenv.OperatorNamespace + ": leader "))
 		Expect(out.String()).To(HaveSuffix("Not read: the operator's Deployment in namespace "+testenv.OperatorNamespace+": not found\n"),
 			"envtest runs the operator as a process, with its Lease but no Deployment")
+	})
+	readReport := func(file string) map[string]string {
+		files, err := testenv.ReadTarGz(file)
+		Expect(err).NotTo(HaveOccurred())
+		return files
+	}
+
+	It("writes a support bundle of every resource with its objects and events, with no Secret and no token in it", func(ctx SpecContext) {
+		create(ctx, "data")
+		bind(ctx, "data", "1Gi")
+		const token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJqYW5lIn0.c2lnbmF0dXJlLWJ5dGVz"
+		Expect(k8sClient.Create(ctx, &seedv1alpha1.Echo{
+			ObjectMeta: metav1.ObjectMeta{Name: "hello", Namespace: namespace},
+			Spec:       seedv1alpha1.EchoSpec{Message: "curl -H 'Authorization: Bearer " + token + "'"},
+		})).To(Succeed())
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: namespace, Labels: map[string]string{"app.kubernetes.io/managed-by": "seed-operator"}},
+			StringData: map[string]string{"password": "s3cr3t-value"},
+		})).To(Succeed())
+		testenv.ExpectCondition(ctx, k8sClient, &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: namespace}},
+			seedv1alpha1.ConditionReady, metav1.ConditionTrue, "Bound")
+
+		file := filepath.Join(GinkgoT().TempDir(), "report.tar.gz")
+		o := run(ctx, env.Config, "report", "-o", file, "--operator-namespace", testenv.OperatorNamespace)
+		Expect(o.err).NotTo(HaveOccurred())
+		files := readReport(file)
+		Expect(o.out).To(Equal(fmt.Sprintf("Wrote %s: %d files\n", file, len(files))))
+		Expect(files).To(HaveKey("README.txt"))
+		for name := range files {
+			if name != "README.txt" {
+				Expect(files["README.txt"]).To(ContainSubstring("\n  "+name+"\n"), "the README lists every file")
+			}
+		}
+		resources := "resources/" + namespace + "/"
+		Expect(files).To(And(
+			HaveKeyWithValue(resources+"demovolumes/data.yaml", ContainSubstring("kind: DemoVolume")),
+			HaveKeyWithValue(resources+"echoes/hello.yaml", ContainSubstring("Authorization: Bearer REDACTED")),
+			HaveKeyWithValue(resources+"owned/persistentvolumeclaim/data.yaml", ContainSubstring("kind: PersistentVolumeClaim")),
+			HaveKeyWithValue(resources+"events.yaml", ContainSubstring("note: Created PersistentVolumeClaim data")),
+			HaveKeyWithValue("operator/"+testenv.OperatorNamespace+"/lease.yaml", ContainSubstring("holderIdentity:")),
+		))
+		for name, content := range files {
+			Expect(content).NotTo(Or(ContainSubstring("s3cr3t"), ContainSubstring(base64.StdEncoding.EncodeToString([]byte("s3cr3t-value"))),
+				ContainSubstring("kind: Secret"), ContainSubstring("eyJ"), ContainSubstring("managedFields")), name)
+		}
+
+		Expect(run(ctx, env.Config, "report", "-o", file).err).To(MatchError(ContainSubstring("file exists")), "never overwrites a file")
+	})
+
+	It("writes what a namespace editor may read into the bundle, and names the rest", func(ctx SpecContext) {
+		editor, err := env.ConfigAs(ctx, "joe", "editor_role.yaml", namespace)
+		Expect(err).NotTo(HaveOccurred())
+		create(ctx, "data")
+
+		file := filepath.Join(GinkgoT().TempDir(), "report.tar.gz")
+		o := run(ctx, editor, "report", "-o", file)
+		Expect(o.err).NotTo(HaveOccurred())
+		files := readReport(file)
+		Expect(files).To(HaveKey("resources/" + namespace + "/demovolumes/data.yaml"))
+		Expect(o.errOut).To(And(
+			ContainSubstring("Not read: PersistentVolumeClaims in "+namespace+": not allowed\n"),
+			ContainSubstring("Not read: events in "+namespace+": not allowed\n"),
+			ContainSubstring("Not read: the operator's Deployments in seed-operator-system: not allowed\n"),
+		))
+		Expect(files["README.txt"]).To(ContainSubstring("Not read:\n  "))
 	})
 })

@@ -150,7 +150,10 @@ func backupsLine(backups []seedv1alpha1.DemoVolumeBackupStatus) string {
 	if len(backups) == 0 {
 		return "no backups yet"
 	}
-	line := fmt.Sprintf("%d backups", len(backups))
+	line := "1 backup"
+	if len(backups) > 1 {
+		line = fmt.Sprintf("%d backups", len(backups))
+	}
 	for _, b := range backups {
 		if b.ReadyToUse {
 			return line + ", newest ready " + b.Name

@@ -70,10 +70,29 @@ type Warning struct {
 // maxWarnings is how many of the newest warnings status shows.
 const maxWarnings = 10
 
-type statusOptions struct {
+// scope is which namespaces a command reads: the current one or every
+// one, and the operator's.
+type scope struct {
 	allNamespaces     bool
-	output            string
 	operatorNamespace string
+}
+
+func (sc *scope) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&sc.allNamespaces, "all-namespaces", "A", false, "Read the resources of every namespace")
+	cmd.Flags().StringVar(&sc.operatorNamespace, "operator-namespace", "seed-operator-system", "The namespace the operator runs in")
+}
+
+// listOptions list in namespace, or in every one.
+func (sc scope) listOptions(namespace string) []client.ListOption {
+	if sc.allNamespaces {
+		return nil
+	}
+	return []client.ListOption{client.InNamespace(namespace)}
+}
+
+type statusOptions struct {
+	scope
+	output string
 }
 
 func newStatusCommand(s *Session) *cobra.Command {
@@ -114,9 +133,8 @@ func newStatusCommand(s *Session) *cobra.Command {
 			return fmt.Errorf("output format %q is not one of json, yaml", o.output)
 		}),
 	}
-	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Show the resources of every namespace")
+	o.add(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "Output format: json or yaml (default: a table)")
-	cmd.Flags().StringVar(&o.operatorNamespace, "operator-namespace", "seed-operator-system", "The namespace the operator runs in")
 	return cmd
 }
 
@@ -125,16 +143,13 @@ func newStatusCommand(s *Session) *cobra.Command {
 func (s *Session) status(ctx context.Context, o statusOptions, names []string) (Overview, error) {
 	report := Overview{Operator: Operator{Namespace: o.operatorNamespace}}
 	unread := func(what string, err error) error {
-		if !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
-			return fmt.Errorf("reading %s: %w", what, err)
+		u, err := notRead(what, err)
+		if err == nil {
+			report.Unread = append(report.Unread, u)
 		}
-		report.Unread = append(report.Unread, fmt.Sprintf("%s: %s", what, reasonOf(err)))
-		return nil
+		return err
 	}
-	var in []client.ListOption
-	if !o.allNamespaces {
-		in = append(in, client.InNamespace(s.Namespace))
-	}
+	in := o.listOptions(s.Namespace)
 	for _, kind := range kinds {
 		list := kind.list()
 		if err := s.Client.List(ctx, list, in...); err != nil {
@@ -200,6 +215,16 @@ func (s *Session) leader(ctx context.Context, op *Operator) error {
 		op.Leader, _, _ = strings.Cut(*holder, "_")
 	}
 	return nil
+}
+
+// notRead says what could not be read and why when err is the API
+// server's refusal to show it (RBAC's, or a kind it does not serve); any
+// other error it returns, as what ends a command.
+func notRead(what string, err error) (string, error) {
+	if !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+		return "", fmt.Errorf("reading %s: %w", what, err)
+	}
+	return fmt.Sprintf("%s: %s", what, reasonOf(err)), nil
 }
 
 // reasonOf is err as status says it: briefly for what RBAC forbids.

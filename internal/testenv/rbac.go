@@ -77,6 +77,15 @@ func operatorConfig(ctx context.Context, env *envtest.Environment, admin client.
 // the ClusterRole config/rbac/<roleFile> defines (installed if need be), as
 // a cluster administrator would bind a person or a service account.
 func (e *Env) ClientAs(ctx context.Context, user, roleFile, namespace string) (client.Client, error) {
+	config, err := e.ConfigAs(ctx, user, roleFile, namespace)
+	if err != nil {
+		return nil, err
+	}
+	return client.New(config, client.Options{Scheme: e.Client.Scheme()})
+}
+
+// ConfigAs is the configuration of a client that acts as ClientAs's does.
+func (e *Env) ConfigAs(ctx context.Context, user, roleFile, namespace string) (*rest.Config, error) {
 	role := &rbacv1.ClusterRole{}
 	if err := readRBAC(roleFile, role); err != nil {
 		return nil, err
@@ -92,7 +101,7 @@ func (e *Env) ClientAs(ctx context.Context, user, roleFile, namespace string) (c
 	if err != nil {
 		return nil, fmt.Errorf("adding user %s: %w", user, err)
 	}
-	return client.New(authenticated.Config(), client.Options{Scheme: e.Client.Scheme()})
+	return authenticated.Config(), nil
 }
 
 // readRBAC reads one object of config/rbac, as kustomize would take it
