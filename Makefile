@@ -179,8 +179,10 @@ manager: ## Build the manager binary alone, from the sources as they are.
 	$(BUILD_COST_OF) $(LOCALBIN)/manager $(GO) build -o $(LOCALBIN)/manager .
 
 .PHONY: plugin
-plugin: ## Build the kubectl plugin, bin/kubectl-seed: on the PATH, it answers `kubectl seed`.
+plugin: ## Build the kubectl plugin, bin/kubectl-seed (on the PATH, it answers `kubectl seed`), and bin/kubectl_complete-seed, which completes it.
 	$(BUILD_COST_OF) $(LOCALBIN)/kubectl-seed $(GO) build -o $(LOCALBIN)/kubectl-seed ./cmd/kubectl-seed
+	printf '#!/bin/sh\n# kubectl runs this to complete `kubectl seed`.\nexec kubectl-seed __complete "$$@"\n' > $(LOCALBIN)/kubectl_complete-seed
+	chmod +x $(LOCALBIN)/kubectl_complete-seed
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host, against the cluster of the current kubeconfig.
