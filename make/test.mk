@@ -3,11 +3,11 @@
 
 ##@ Local cluster tests and benchmark
 
-E2E_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager HELM=$(HELM) VERSION=$(VERSION) \
+E2E_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager KUBECTL_SEED=$(LOCALBIN)/kubectl-seed HELM=$(HELM) VERSION=$(VERSION) \
 	IMAGES_RECORD=$(IMAGES_RECORD) AUDIT_LOG=$(LOCALBIN)/cluster/logs/audit.log
 
 .PHONY: test-e2e
-test-e2e: cluster-up build kustomize helm images monitoring-up ## Run the end-to-end suite against the local cluster, with the operator as local processes, and Prometheus (make monitoring-up) scraping it where deployed. FOCUS=regexp runs the specs it matches.
+test-e2e: cluster-up build plugin kustomize helm images monitoring-up ## Run the end-to-end suite against the local cluster, with the operator as local processes, and Prometheus (make monitoring-up) scraping it where deployed. FOCUS=regexp runs the specs it matches.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
 	$(E2E_ENV) $(GO) test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v -ginkgo.fail-on-empty $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
 

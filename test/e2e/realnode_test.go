@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -109,6 +110,8 @@ var _ = Describe("On the real node", func() {
 			"Image": Equal(missing), "To": Equal(images["nginx-v1"]), "Reason": MatchRegexp("ErrImagePull|ImagePullBackOff"),
 		})))
 		testenv.ExpectEvent(ctx, k8sClient, ws, "WebServer", seedv1alpha1.ReasonRolledBack, missing)
+		Expect(kubectlSeed(ctx, "rollout", "status", "ws/web", "-n", ws.Namespace)).To(MatchRegexp(
+			`(?m)^Last rollback:\s+rolled back from ` + regexp.QuoteMeta(missing+" to "+images["nginx-v1"]) + ` \S+: .*(ErrImagePull|ImagePullBackOff)`))
 		Eventually(ctx, func(g Gomega) {
 			d := &appsv1.Deployment{}
 			g.Expect(k8sClient.Get(ctx, key(ws.Name), d)).To(Succeed())

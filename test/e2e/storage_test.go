@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -80,24 +82,45 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		Expect(dv.Status.Capacity).To(Equal("2Gi"))
 	})
 
-	It("backs a DemoVolume up on request and restores the backup into another, with the data of that time", func(ctx SpecContext) {
-		source := backedUpVolume(ctx, namespace, "source", seedv1alpha1.DemoVolumeBackup{Keep: 3})
+	It("backs a DemoVolume up and restores the backup into another with kubectl seed, with the data of that time", func(ctx SpecContext) {
+		backedUpVolume(ctx, namespace, "source", seedv1alpha1.DemoVolumeBackup{Keep: 3})
 		Expect(runOnClaim(ctx, namespace, "before", "source", "echo first > /data/first && cat /data/first")).To(Equal("first\n"))
-		backup := requestBackup(ctx, source, "one")
+		out := kubectlSeed(ctx, "backup", "dv/source", "--wait", "-n", namespace)
+		requested := regexp.MustCompile(`^demovolume/source: backup (source-request-[0-9a-f]{10}) requested\n`).FindStringSubmatch(out)
+		Expect(requested).To(HaveLen(2), out)
+		backup := requested[1]
+		Expect(out).To(HaveSuffix("demovolume/source: backup " + backup + " is ready to restore from\n"))
 		Expect(runOnClaim(ctx, namespace, "after", "source", "echo second > /data/second && ls /data")).To(Equal("first\nsecond\n"))
 
-		restored := &seedv1alpha1.DemoVolume{
-			ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: namespace},
-			Spec: seedv1alpha1.DemoVolumeSpec{
-				Name: "Restored", Size: 1, ReclaimPolicy: seedv1alpha1.ReclaimDelete, StorageClassName: ptr.To(cluster.CSIStorageClass),
-				RestoreFrom: &seedv1alpha1.DemoVolumeRestoreSource{BackupName: backup},
-			},
-		}
-		Expect(k8sClient.Create(ctx, restored)).To(Succeed())
+		kubectlSeed(ctx, "restore", "dv/source", "--backup", backup, "--to", "restored", "--wait", "-n", namespace)
+		restored := &seedv1alpha1.DemoVolume{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: namespace}}
 		expectReady(ctx, restored)
 		Expect(restored.Status.RestoredFrom).To(Equal(backup))
+		Expect(restored.Spec.StorageClassName).To(HaveValue(Equal(cluster.CSIStorageClass)), "the source's class")
 		Expect(runOnClaim(ctx, namespace, "reader", "restored", "ls /data && cat /data/first")).To(Equal("first\nfirst\n"),
 			"the first file, not the second, which was written after the backup")
+		Expect(kubectlSeed(ctx, "status", "-n", namespace)).To(MatchRegexp(
+			`(?m)^DemoVolume\s+restored\s+True\s+Bound\s+\S+\s+claim restored Bound, 1Gi, restored from ` + backup + `$`))
+
+		By("a support bundle of the namespace, read back")
+		file := filepath.Join(GinkgoT().TempDir(), "report.tar.gz")
+		kubectlSeed(ctx, "report", "-n", namespace, "-o", file)
+		files, err := testenv.ReadTarGz(file)
+		Expect(err).NotTo(HaveOccurred())
+		listed := regexp.MustCompile(`(?m)^  (\S+)$`).FindAllStringSubmatch(files["README.txt"], -1)
+		Expect(listed).To(HaveLen(len(files)-1), "the README lists every other file")
+		for _, l := range listed {
+			Expect(files).To(HaveKey(l[1]))
+		}
+		resources := "resources/" + namespace + "/"
+		Expect(files).To(SatisfyAll(
+			HaveKey(resources+"demovolumes/source.yaml"), HaveKey(resources+"demovolumes/restored.yaml"),
+			HaveKey(resources+"owned/persistentvolumeclaim/restored.yaml"), HaveKey(resources+"owned/volumesnapshot/"+backup+".yaml"),
+			HaveKey(resources+"events.yaml"), HaveKey("operator/seed-operator-system/lease.yaml"),
+		))
+		for name, content := range files {
+			Expect(content).NotTo(Or(ContainSubstring("kind: Secret"), MatchRegexp(`eyJ[A-Za-z0-9_-]{8,}\.`)), name)
+		}
 	})
 
 	It("keeps the newest scheduled backups, as many as keep says", func(ctx SpecContext) {
