@@ -184,6 +184,10 @@ plugin: ## Build the kubectl plugin, bin/kubectl-seed (on the PATH, it answers `
 	printf '#!/bin/sh\n# kubectl runs this to complete `kubectl seed`.\nexec kubectl-seed __complete "$$@"\n' > $(LOCALBIN)/kubectl_complete-seed
 	chmod +x $(LOCALBIN)/kubectl_complete-seed
 
+.PHONY: plugin-dist
+plugin-dist: ## Build kubectl-seed's release archives for linux, darwin and windows on amd64 and arm64, their checksums and the krew manifest, into bin/plugin-dist.
+	VERSION=$(VERSION) OUT=$(LOCALBIN)/plugin-dist GO=$(GO) hack/plugin-dist.sh
+
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host, against the cluster of the current kubeconfig.
 	$(GO) run . --health-probe-bind-address=127.0.0.1:8081

@@ -125,12 +125,12 @@ BUILD_COST = $(BUILD_COST_OF) $@
 ##@ Tools
 
 # Every program built here: the suites', the checks', the local cluster's,
-# OLM's and the released managers.
+# OLM's, the kubectl plugin and the released managers.
 PROGRAMS = $(CONTROLLER_GEN) $(KUSTOMIZE) $(HELM) $(GOLANGCI_LINT) $(VULNCHECK) $(OPERATOR_SDK) $(SCORECARD_TEST) \
 	$(OPM) $(RENDER_CATALOG) $(OPERATORHUB) $(GRPC_HEALTH_PROBE) $(ETCD) $(KUBE_APISERVER) $(KUBE) $(KWOK) \
 	$(CONTAINERD) $(CONTAINERD_SHIM) $(CNI_DIR) $(REGISTRY) $(COREDNS) $(LOCAL_PATH_PROVISIONER) $(METRICS_SERVER) \
 	$(CSI_DIR) $(PROMETHEUS) $(MONITORING_DIR) $(OLM_DIR) $(OLMV1_DIR) $(IMAGES) $(LOCALBIN)/pause $(LOCALBIN)/fetch \
-	manager seed-scorecard released-managers
+	manager plugin seed-scorecard released-managers
 
 .PHONY: programs
 programs: $(PROGRAMS) ## Build every program the Makefile builds, without running any.
