@@ -62,9 +62,13 @@ func newCommand(s *Session) *cobra.Command {
 	s.flags = genericclioptions.NewConfigFlags(true)
 	root := &cobra.Command{
 		Use:   "kubectl-seed",
-		Short: "Read and run seed-operator's resources: status, backup, restore, rollout",
+		Short: "Read and run seed-operator's resources: status, backup, restore, rollout, report",
 		Long: "kubectl seed reads the health of every seed-operator resource at once, takes and\n" +
-			"restores DemoVolume backups, and shows a WebServer's rollout, as the operator sees them.",
+			"restores DemoVolume backups, shows a WebServer's rollout as the operator sees them,\n" +
+			"and writes a support bundle.",
+		Example: "  # Every resource of the namespace shop, and the operator\n  kubectl seed status -n shop\n\n" +
+			"  # Back up the DemoVolume data, then restore the backup into a new DemoVolume\n" +
+			"  kubectl seed backup dv/data --wait\n  kubectl seed restore dv/data --backup BACKUP --to data-copy --wait",
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl seed",
 		},

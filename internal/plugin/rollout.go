@@ -25,6 +25,8 @@ func newRolloutCommand(s *Session) *cobra.Command {
 	rollout := &cobra.Command{
 		Use:   "rollout",
 		Short: "Show a WebServer's rollout as the operator sees it",
+		Example: "  # Where the rollout of the WebServer web stands, and which images it ran\n" +
+			"  kubectl seed rollout status ws/web\n  kubectl seed rollout history ws/web",
 	}
 	for _, sub := range []struct {
 		use, short, example string
