@@ -25,7 +25,10 @@ func (w *waitFlags) add(cmd *cobra.Command, what string) {
 // until reads obj again every s.Poll until done says it is done, done
 // fails, or the timeout passes; then it says what it last saw.
 func (s *Session) until(ctx context.Context, w waitFlags, obj client.Object, done func() (bool, error), last func() string) error {
-	err := wait.PollUntilContextTimeout(ctx, s.Poll, w.timeout, true, func(ctx context.Context) (bool, error) {
+	// Each read takes ctx, not the wait's own context, so that the timeout
+	// ends the wait between reads, never a read, whose error would then
+	// say nothing of what was waited for.
+	err := wait.PollUntilContextTimeout(ctx, s.Poll, w.timeout, true, func(context.Context) (bool, error) {
 		if err := s.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return false, fmt.Errorf("reading %s: %w", obj.GetName(), err)
 		}
