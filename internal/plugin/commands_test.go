@@ -266,7 +266,8 @@ var _ = Describe("kubectl seed", func() {
 		Expect(json.Unmarshal([]byte(o.out), &report)).To(Succeed())
 		Expect(report.Resources).To(ConsistOf(HaveField("Name", "data"), HaveField("Name", "copy")))
 		Expect(report.Unread).To(ConsistOf("events: not allowed", "the operator's Deployment in namespace seed-operator-system: not allowed",
-			"the operator's Lease in namespace seed-operator-system: not allowed"))
+			"the operator's Lease in namespace seed-operator-system: not allowed",
+			"the operator's metrics Service and monitoring objects in namespace seed-operator-system: not allowed"))
 	})
 
 	It("shows a namespace's resources and the operator's Lease, reading the cluster of --kubeconfig and -n as kubectl does", func(ctx SpecContext) {
@@ -282,7 +283,8 @@ var _ = Describe("kubectl seed", func() {
 		cmd.SetArgs([]string{"status", "--kubeconfig", kubeconfig, "-n", namespace, "--operator-namespace", testenv.OperatorNamespace})
 		Expect(cmd.ExecuteContext(ctx)).To(Succeed())
 		Expect(out.String()).To(MatchRegexp(`(?m)^DemoVolume\s+data\s+True\s+Bound\s+\S+\s+claim data Bound, 1Gi$`))
-		Expect(out.String()).To(HavePrefix("Operator in namespace " + testenv.OperatorNamespace + ": leader "))
+		Expect(out.String()).To(MatchRegexp("^Operator in namespace "+testenv.OperatorNamespace+": leader \\S+\nMetrics: no Service; monitoring: none\n"),
+			"the cluster serves no ServiceMonitor kind: none, and nothing unread")
 		Expect(out.String()).To(HaveSuffix("Not read: the operator's Deployment in namespace "+testenv.OperatorNamespace+": not found\n"),
 			"envtest runs the operator as a process, with its Lease but no Deployment")
 	})

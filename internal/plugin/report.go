@@ -163,7 +163,7 @@ func (s *Session) listInto(ctx context.Context, b *bundle, what string, l client
 // what OLM installed it from.
 func (s *Session) gatherOperator(ctx context.Context, ns string, b *bundle) error {
 	dir := path.Join("operator", ns)
-	in := []client.ListOption{client.InNamespace(ns), client.MatchingLabels{"control-plane": "controller-manager"}}
+	in := []client.ListOption{client.InNamespace(ns), operatorLabels}
 	if err := s.listInto(ctx, b, "the operator's Deployments in "+ns, &appsv1.DeploymentList{},
 		func(obj client.Object) string { return path.Join(dir, "deployment-"+obj.GetName()+".yaml") }, in...); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,9 +42,14 @@ type Overview struct {
 type Operator struct {
 	Namespace     string `json:"namespace"`
 	Image         string `json:"image,omitempty"`
+	Version       string `json:"version,omitempty"`
 	Replicas      int32  `json:"replicas"`
 	ReadyReplicas int32  `json:"readyReplicas"`
 	Leader        string `json:"leader,omitempty"`
+	// MetricsService serves the operator's metrics; Monitoring are the
+	// prometheus-operator objects that scrape them and alert on them.
+	MetricsService string   `json:"metricsService,omitempty"`
+	Monitoring     []string `json:"monitoring,omitempty"`
 }
 
 // Resource is one custom resource: its Ready condition and, in a few
@@ -115,7 +122,7 @@ func newStatusCommand(s *Session) *cobra.Command {
 			}
 			switch o.output {
 			case "":
-				return report.Write(s.Out, s.Now(), o.allNamespaces)
+				return report.Write(s.Out, s.Now(), o.allNamespaces, isTerminal(s.Out))
 			case "json":
 				out, err := json.MarshalIndent(report, "", "  ")
 				if err != nil {
@@ -180,9 +187,50 @@ func (s *Session) status(ctx context.Context, o statusOptions, names []string) (
 		}
 	}
 	if err := s.leader(ctx, op); err != nil {
-		return report, unread("the operator's Lease in namespace "+op.Namespace, err)
+		if err := unread("the operator's Lease in namespace "+op.Namespace, err); err != nil {
+			return report, err
+		}
+	}
+	if err := s.monitoring(ctx, op); err != nil {
+		return report, unread("the operator's metrics Service and monitoring objects in namespace "+op.Namespace, err)
 	}
 	return report, nil
+}
+
+// operatorLabels select the operator's Deployment, pods and metrics
+// Service, as every way of installing it labels them.
+var operatorLabels = client.MatchingLabels{"control-plane": "controller-manager"}
+
+// monitoringKinds are the prometheus-operator kinds the operator ships
+// objects of: one scrapes its metrics, the other alerts on them.
+var monitoringKinds = []string{"ServiceMonitor", "PrometheusRule"}
+
+// monitoring reads the operator's metrics Service, and its monitoring
+// objects when the cluster serves their kinds.
+func (s *Session) monitoring(ctx context.Context, op *Operator) error {
+	services := &corev1.ServiceList{}
+	if err := s.Client.List(ctx, services, client.InNamespace(op.Namespace),
+		operatorLabels); err != nil {
+		return err
+	}
+	if len(services.Items) > 0 {
+		op.MetricsService = services.Items[0].Name
+	}
+	for _, kind := range monitoringKinds {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(schema.GroupVersionKind{Group: "monitoring.coreos.com", Version: "v1", Kind: kind + "List"})
+		err := s.Client.List(ctx, list, client.InNamespace(op.Namespace), client.MatchingLabels{kube.LabelName: "seed-operator"})
+		switch {
+		case meta.IsNoMatchError(err):
+			continue
+		case err != nil:
+			return err
+		}
+		for _, item := range list.Items {
+			op.Monitoring = append(op.Monitoring, kind+" "+item.GetName())
+		}
+	}
+	return nil
 }
 
 // operatorDeployment reads the operator's Deployment: its image and
@@ -190,7 +238,7 @@ func (s *Session) status(ctx context.Context, o statusOptions, names []string) (
 func (s *Session) operatorDeployment(ctx context.Context, op *Operator) error {
 	deployments := &appsv1.DeploymentList{}
 	if err := s.Client.List(ctx, deployments, client.InNamespace(op.Namespace),
-		client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
+		operatorLabels); err != nil {
 		return err
 	}
 	if len(deployments.Items) == 0 {
@@ -200,6 +248,10 @@ func (s *Session) operatorDeployment(ctx context.Context, op *Operator) error {
 	op.Replicas, op.ReadyReplicas = d.Status.Replicas, d.Status.ReadyReplicas
 	if containers := d.Spec.Template.Spec.Containers; len(containers) > 0 {
 		op.Image = containers[0].Image
+	}
+	op.Version = d.Labels["app.kubernetes.io/version"]
+	if _, tag, found := strings.Cut(path.Base(op.Image), ":"); op.Version == "" && found && !strings.Contains(op.Image, "@") {
+		op.Version = tag
 	}
 	return nil
 }
@@ -273,16 +325,22 @@ func eventTime(e eventsv1.Event) metav1.Time {
 	return e.CreationTimestamp
 }
 
-// Write writes the report as tables, with ages as of now.
-func (r Overview) Write(out io.Writer, now time.Time, namespaces bool) error {
+// Write writes the report as tables, with ages as of now, with the
+// resources' namespaces or not, and coloured or not.
+func (r Overview) Write(out io.Writer, now time.Time, namespaces, colour bool) error {
 	p := newPrinter(out)
 	op := r.Operator
 	if op.Image != "" || op.Leader != "" {
 		p.printf("Operator in namespace %s:", op.Namespace)
 		if op.Image != "" {
-			p.printf(" %s, %d of %d replicas ready,", op.Image, op.ReadyReplicas, op.Replicas)
+			p.printf(" %s (version %s), %d of %d replicas ready,", op.Image, or(op.Version, "unknown"), op.ReadyReplicas, op.Replicas)
 		}
-		p.printf(" leader %s\n\n", or(op.Leader, "none"))
+		p.printf(" leader %s\n", or(op.Leader, "none"))
+		metrics := "no Service"
+		if op.MetricsService != "" {
+			metrics = "Service " + op.MetricsService
+		}
+		p.printf("Metrics: %s; monitoring: %s\n\n", metrics, or(strings.Join(op.Monitoring, ", "), "none"))
 	}
 	if len(r.Resources) == 0 {
 		p.printf("No seed-operator resources.\n")
@@ -291,19 +349,23 @@ func (r Overview) Write(out io.Writer, now time.Time, namespaces bool) error {
 		if namespaces {
 			columns = append([]string{"NAMESPACE"}, columns...)
 		}
+		ready := slices.Index(columns, "READY")
+		columns[ready] = paint(columns[ready], colour)
 		p.printf("%s\n", strings.Join(columns, "\t"))
 		for _, res := range r.Resources {
 			lines := res.Details
 			if res.Ready != metav1.ConditionTrue && res.Message != "" {
 				lines = append([]string{res.Message}, lines...)
 			}
-			row := []string{res.Kind, res.Name, string(res.Ready), res.Reason, age(res.Created, now), first(lines)}
+			row := []string{res.Kind, res.Name, paint(string(res.Ready), colour), res.Reason, age(res.Created, now), first(lines)}
 			if namespaces {
 				row = append([]string{res.Namespace}, row...)
 			}
 			p.printf("%s\n", strings.TrimRight(strings.Join(row, "\t"), "\t"))
 			for _, line := range lines[min(1, len(lines)):] {
-				p.printf("%s\n", strings.Repeat("\t", len(row)-1)+line)
+				cells := make([]string, len(row)-1, len(row))
+				cells[ready] = paint("", colour)
+				p.printf("%s\n", strings.Join(append(cells, line), "\t"))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"testing"
 	"time"
 
@@ -93,8 +94,10 @@ func everyState() []client.ObjectList {
 }
 
 func everyStateReport() Overview {
-	report := Overview{Operator: Operator{Namespace: "seed-operator-system", Image: "registry.local/seed-operator:0.3.2", Replicas: 2, ReadyReplicas: 2,
-		Leader: "seed-operator-controller-manager-7d9f8-abcde"}}
+	report := Overview{Operator: Operator{Namespace: "seed-operator-system", Image: "registry.local/seed-operator:0.3.2", Version: "0.3.2",
+		Replicas: 2, ReadyReplicas: 2, Leader: "seed-operator-controller-manager-7d9f8-abcde",
+		MetricsService: "seed-operator-controller-manager-metrics-service",
+		Monitoring:     []string{"ServiceMonitor seed-operator-controller-manager-metrics-monitor", "PrometheusRule seed-operator-controller-manager-rules"}}}
 	for i, list := range everyState() {
 		report.Resources = append(report.Resources, kinds[i].resources(list)...)
 	}
@@ -121,14 +124,14 @@ func everyStateReport() Overview {
 func TestStatusGolden(t *testing.T) {
 	report := everyStateReport()
 	expectGoldens(t, []golden{
-		{file: "status.txt", write: func(out *bytes.Buffer) error { return report.Write(out, now, false) }},
+		{file: "status.txt", write: func(out *bytes.Buffer) error { return report.Write(out, now, false, false) }},
 		{file: "status-all-namespaces.txt", write: func(out *bytes.Buffer) error {
 			r := report
 			r.Resources, r.Warnings = r.Resources[:2], nil
 			r.Unread = []string{"events: not allowed", "the operator's Deployment in namespace seed-operator-system: not allowed",
 				"the operator's Lease in namespace seed-operator-system: not allowed"}
 			r.Operator = Operator{Namespace: "seed-operator-system"}
-			return r.Write(out, now, true)
+			return r.Write(out, now, true, false)
 		}},
 		{file: "status.json", write: func(out *bytes.Buffer) error {
 			r := report
@@ -137,7 +140,20 @@ func TestStatusGolden(t *testing.T) {
 			out.Write(append(encoded, '\n'))
 			return err
 		}},
-		{file: "status-empty.txt", write: func(out *bytes.Buffer) error { return Overview{}.Write(out, now, false) }},
+		{file: "status-colour.txt", write: func(out *bytes.Buffer) error {
+			var plain bytes.Buffer
+			if err := report.Write(&plain, now, false, false); err != nil {
+				return err
+			}
+			if err := report.Write(out, now, false, true); err != nil {
+				return err
+			}
+			if visible := regexp.MustCompile("\x1b\\[[0-9]+m").ReplaceAllString(out.String(), ""); visible != plain.String() {
+				t.Errorf("coloured, the table reads otherwise than plain:\n%s", visible)
+			}
+			return nil
+		}},
+		{file: "status-empty.txt", write: func(out *bytes.Buffer) error { return Overview{}.Write(out, now, false, false) }},
 	})
 }
 
