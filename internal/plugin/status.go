@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -249,11 +250,15 @@ func (s *Session) operatorDeployment(ctx context.Context, op *Operator) error {
 	if containers := d.Spec.Template.Spec.Containers; len(containers) > 0 {
 		op.Image = containers[0].Image
 	}
-	op.Version = d.Labels["app.kubernetes.io/version"]
-	if _, tag, found := strings.Cut(path.Base(op.Image), ":"); op.Version == "" && found && !strings.Contains(op.Image, "@") {
-		op.Version = tag
-	}
+	op.Version = cmp.Or(d.Labels["app.kubernetes.io/version"], imageTag(op.Image))
 	return nil
+}
+
+// imageTag is the tag of image, digest or not, or nothing.
+func imageTag(image string) string {
+	name, _, _ := strings.Cut(path.Base(image), "@")
+	_, tag, _ := strings.Cut(name, ":")
+	return tag
 }
 
 // leader reads which replica leads from the leader election Lease.

@@ -200,3 +200,16 @@ func TestResourceName(t *testing.T) {
 		}
 	}
 }
+
+func TestImageTag(t *testing.T) {
+	for image, want := range map[string]string{
+		"registry.local/seed-operator:0.3.2":                    "0.3.2",
+		"198.18.0.1:15000/seed-operator:v0.3.2@sha256:053b69a5": "v0.3.2",
+		"198.18.0.1:15000/seed-operator@sha256:053b69a5":        "",
+		"seed-operator": "",
+	} {
+		if got := imageTag(image); got != want {
+			t.Errorf("imageTag(%s) = %q, want %q", image, got, want)
+		}
+	}
+}
