@@ -64,7 +64,21 @@ var _ = Describe("Deployed in the cluster from its image", Ordered, Serial, func
 		expectPodLeading(ctx)
 
 		By("reconciling a WebServer whose pods run on the real node")
-		readyWebServer(ctx, realNamespace(ctx, "incluster"), "web")
+		namespace := realNamespace(ctx, "incluster")
+		readyWebServer(ctx, namespace, "web")
+
+		By("kubectl seed: the operator's state, and a support bundle with its pods' logs")
+		Expect(kubectlSeed(ctx, "status", "-n", namespace)).To(MatchRegexp(
+			`^Operator in namespace ` + operatorNamespace + `: \S+ \(version v\d+\.\d+\.\d+\), 2 of 2 replicas ready, leader \S+\nMetrics: Service \S+;`))
+		file := filepath.Join(GinkgoT().TempDir(), "report.tar.gz")
+		kubectlSeed(ctx, "report", "-n", namespace, "-o", file)
+		files, err := testenv.ReadTarGz(file)
+		Expect(err).NotTo(HaveOccurred())
+		for _, pod := range pods {
+			log := fmt.Sprintf("operator/%s/logs-%s-%s.log", operatorNamespace, pod.Name, pod.Spec.Containers[0].Name)
+			Expect(files).To(HaveKeyWithValue(log, ContainSubstring("goMemoryLimit")))
+		}
+		Expect(files).To(HaveKey("resources/" + namespace + "/webservers/web.yaml"))
 	})
 
 	It("serves its metrics over HTTPS to an authorized service account only", func(ctx SpecContext) {

@@ -110,6 +110,8 @@ var _ = Describe("On the real node", func() {
 			"Image": Equal(missing), "To": Equal(images["nginx-v1"]), "Reason": MatchRegexp("ErrImagePull|ImagePullBackOff"),
 		})))
 		testenv.ExpectEvent(ctx, k8sClient, ws, "WebServer", seedv1alpha1.ReasonRolledBack, missing)
+		Expect(kubectlSeed(ctx, "status", "web", "-n", ws.Namespace)).To(MatchRegexp(
+			`(?m)^WebServer\s+web\s+False\s+RolledBack\s+\S+\s+Image ` + regexp.QuoteMeta(missing) + ` did not roll out`))
 		Expect(kubectlSeed(ctx, "rollout", "status", "ws/web", "-n", ws.Namespace)).To(MatchRegexp(
 			`(?m)^Last rollback:\s+rolled back from ` + regexp.QuoteMeta(missing+" to "+images["nginx-v1"]) + ` \S+: .*(ErrImagePull|ImagePullBackOff)`))
 		Eventually(ctx, func(g Gomega) {
