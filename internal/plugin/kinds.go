@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func of[L any, PL interface {
 func echo(e *seedv1alpha1.Echo) Resource {
 	r := readyOf(e, "Echo", e.Status.Conditions)
 	if e.Status.JobName != "" {
-		r.Details = append(r.Details, fmt.Sprintf("job %s %s", e.Status.JobName, or(string(e.Status.Phase), "Pending")))
+		r.Details = append(r.Details, fmt.Sprintf("job %s %s", e.Status.JobName, cmp.Or(string(e.Status.Phase), "Pending")))
 	}
 	if t := e.Status.CompletionTime; t != nil {
 		r.Details = append(r.Details, "completed "+timestamp(*t))
@@ -66,7 +67,7 @@ func scheduledEcho(e *seedv1alpha1.ScheduledEcho) Resource {
 	if ptr.Deref(e.Spec.Suspend, false) {
 		schedule += ", suspended"
 	}
-	r.Details = append(r.Details, fmt.Sprintf("cronjob %s, schedule %s", or(e.Status.CronJobName, e.Name), schedule))
+	r.Details = append(r.Details, fmt.Sprintf("cronjob %s, schedule %s", cmp.Or(e.Status.CronJobName, e.Name), schedule))
 	if t := e.Status.LastScheduleTime; t != nil {
 		line := "last run " + timestamp(*t)
 		if s := e.Status.LastSuccessfulTime; s != nil {
@@ -124,7 +125,7 @@ func demoVolume(dv *seedv1alpha1.DemoVolume) Resource {
 	r := readyOf(dv, "DemoVolume", dv.Status.Conditions)
 	s := dv.Status
 	if s.ClaimName != "" {
-		line := fmt.Sprintf("claim %s %s", s.ClaimName, or(string(s.Phase), "Pending"))
+		line := fmt.Sprintf("claim %s %s", s.ClaimName, cmp.Or(string(s.Phase), "Pending"))
 		if s.Capacity != "" {
 			line += ", " + s.Capacity
 		}

@@ -3,10 +3,12 @@ package plugin
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"regexp"
@@ -23,7 +25,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -91,15 +92,14 @@ func (s *Session) report(ctx context.Context, o reportOptions) error {
 	}
 	b := newBundle(f, s.Now())
 	gatherErr := s.gather(ctx, o, b)
-	if err := b.close(); err != nil || gatherErr != nil {
+	// Both close, whatever the other says.
+	closeErr := cmp.Or(b.close(), f.Close())
+	if gatherErr != nil || closeErr != nil {
 		_ = os.Remove(name)
 		if gatherErr != nil {
 			return gatherErr
 		}
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
+		return fmt.Errorf("writing the report: %w", closeErr)
 	}
 	for _, u := range b.unread {
 		if err := say(s.ErrOut, "Not read: %s", u); err != nil {
@@ -123,7 +123,7 @@ func (s *Session) gather(ctx context.Context, o reportOptions, b *bundle) error 
 		}
 	}
 
-	for _, ns := range sortedKeys(namespaces) {
+	for _, ns := range slices.Sorted(maps.Keys(namespaces)) {
 		for _, newList := range ownedKinds {
 			l := newList()
 			kind := listKind(l)
@@ -187,21 +187,16 @@ func (s *Session) gatherOperator(ctx context.Context, ns string, b *bundle) erro
 		b.object(path.Join(dir, "lease.yaml"), lease)
 	}
 	for _, gvk := range olmKinds {
-		l := &unstructured.UnstructuredList{}
-		l.SetGroupVersionKind(gvk)
 		kind := strings.TrimSuffix(gvk.Kind, "List")
-		if err := s.Client.List(ctx, l, client.InNamespace(ns)); err != nil {
-			if meta.IsNoMatchError(err) {
-				continue // no OLM in this cluster
-			}
+		items, err := s.listServed(ctx, gvk, client.InNamespace(ns))
+		if err != nil {
 			if err := b.unreadErr(kind+"s in "+ns, err); err != nil {
 				return err
 			}
 			continue
 		}
-		for i := range l.Items {
-			item := &l.Items[i]
-			if strings.HasPrefix(item.GetName(), "seed-operator") {
+		for i := range items {
+			if item := &items[i]; strings.HasPrefix(item.GetName(), "seed-operator") {
 				b.object(path.Join(dir, strings.ToLower(kind)+"-"+item.GetName()+".yaml"), item)
 			}
 		}
@@ -243,15 +238,6 @@ func listKind(l client.ObjectList) string {
 	return strings.TrimSuffix(gvk.Kind, "List")
 }
 
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // bundle is a tar.gz being written: every file scrubbed of what looks like
 // a token.
 type bundle struct {
@@ -275,14 +261,9 @@ var tokens = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-
 // redacted is what stands for a token.
 const redacted = "REDACTED"
 
-// scrub replaces tokens in data.
+// scrub replaces tokens in data, keeping the "Bearer " before one.
 func scrub(data []byte) []byte {
-	return tokens.ReplaceAllFunc(data, func(token []byte) []byte {
-		if m := tokens.FindSubmatch(token); len(m[1]) > 0 {
-			return append(slices.Clone(m[1]), redacted...)
-		}
-		return []byte(redacted)
-	})
+	return tokens.ReplaceAll(data, []byte("${1}"+redacted))
 }
 
 // add writes a file of data, scrubbed.

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -67,13 +68,13 @@ func writeRollout(out io.Writer, ws *seedv1alpha1.WebServer) error {
 	p.printf("Image:\t%s\n", ws.Spec.Image)
 	p.printf("Replicas:\t%d desired, %d updated, %d ready\n",
 		ptr.Deref(ws.Spec.Replicas, ws.Status.Replicas), ws.Status.UpdatedReplicas, ws.Status.ReadyReplicas)
-	p.printf("Last available image:\t%s\n", or(ws.Status.LastAvailableImage, "none yet"))
+	p.printf("Last available image:\t%s\n", cmp.Or(ws.Status.LastAvailableImage, "none yet"))
 	rollback := "none"
 	if rb := ws.Status.Rollback; rb != nil {
 		rollback = rollbackLine(rb)
 	}
 	p.printf("Last rollback:\t%s\n", rollback)
-	p.printf("Ready:\t%s (%s) %s\n", or(r.Ready, metav1.ConditionUnknown), r.Reason, r.Message)
+	p.printf("Ready:\t%s (%s) %s\n", cmp.Or(r.Ready, metav1.ConditionUnknown), r.Reason, r.Message)
 	return p.flush()
 }
 

@@ -218,20 +218,27 @@ func (s *Session) monitoring(ctx context.Context, op *Operator) error {
 		op.MetricsService = services.Items[0].Name
 	}
 	for _, kind := range monitoringKinds {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(schema.GroupVersionKind{Group: "monitoring.coreos.com", Version: "v1", Kind: kind + "List"})
-		err := s.Client.List(ctx, list, client.InNamespace(op.Namespace), client.MatchingLabels{kube.LabelName: "seed-operator"})
-		switch {
-		case meta.IsNoMatchError(err):
-			continue
-		case err != nil:
+		gvk := schema.GroupVersionKind{Group: "monitoring.coreos.com", Version: "v1", Kind: kind + "List"}
+		items, err := s.listServed(ctx, gvk, client.InNamespace(op.Namespace), client.MatchingLabels{kube.LabelName: "seed-operator"})
+		if err != nil {
 			return err
 		}
-		for _, item := range list.Items {
+		for _, item := range items {
 			op.Monitoring = append(op.Monitoring, kind+" "+item.GetName())
 		}
 	}
 	return nil
+}
+
+// listServed lists the objects of the list kind gvk, or none when the
+// cluster does not serve the kind (no OLM, no prometheus-operator).
+func (s *Session) listServed(ctx context.Context, gvk schema.GroupVersionKind, opts ...client.ListOption) ([]unstructured.Unstructured, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk)
+	if err := s.Client.List(ctx, list, opts...); err != nil && !meta.IsNoMatchError(err) {
+		return nil, err
+	}
+	return list.Items, nil
 }
 
 // operatorDeployment reads the operator's Deployment: its image and
@@ -338,14 +345,14 @@ func (r Overview) Write(out io.Writer, now time.Time, namespaces, colour bool) e
 	if op.Image != "" || op.Leader != "" {
 		p.printf("Operator in namespace %s:", op.Namespace)
 		if op.Image != "" {
-			p.printf(" %s (version %s), %d of %d replicas ready,", op.Image, or(op.Version, "unknown"), op.ReadyReplicas, op.Replicas)
+			p.printf(" %s (version %s), %d of %d replicas ready,", op.Image, cmp.Or(op.Version, "unknown"), op.ReadyReplicas, op.Replicas)
 		}
-		p.printf(" leader %s\n", or(op.Leader, "none"))
+		p.printf(" leader %s\n", cmp.Or(op.Leader, "none"))
 		metrics := "no Service"
 		if op.MetricsService != "" {
 			metrics = "Service " + op.MetricsService
 		}
-		p.printf("Metrics: %s; monitoring: %s\n\n", metrics, or(strings.Join(op.Monitoring, ", "), "none"))
+		p.printf("Metrics: %s; monitoring: %s\n\n", metrics, cmp.Or(strings.Join(op.Monitoring, ", "), "none"))
 	}
 	if len(r.Resources) == 0 {
 		p.printf("No seed-operator resources.\n")
@@ -395,14 +402,6 @@ func age(t metav1.Time, now time.Time) string {
 		return "<unknown>"
 	}
 	return duration.HumanDuration(now.Sub(t.Time))
-}
-
-func or[T comparable](v, otherwise T) T {
-	var zero T
-	if v == zero {
-		return otherwise
-	}
-	return v
 }
 
 func first(lines []string) string {
