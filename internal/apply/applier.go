@@ -211,7 +211,7 @@ func (a *Applier) update(
 	}
 	var foreign []string
 	if o.exclusive {
-		if foreign, err = strayManagers(previous, want); err != nil {
+		if foreign, err = strayManagers(previous, desired); err != nil {
 			return fmt.Errorf("reading who manages %s %s: %w", kind, key, err)
 		}
 	}

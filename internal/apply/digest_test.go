@@ -1,12 +1,15 @@
 package apply
 
 import (
+	"encoding/json"
+	"strconv"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -69,6 +72,50 @@ func TestDigest(t *testing.T) {
 				g.Expect(da).To(Equal(db))
 			} else {
 				g.Expect(da).NotTo(Equal(db))
+			}
+		})
+	}
+}
+
+// A remembered desired object is the one computed afresh, whatever part
+// of the configuration changed since the memo was first asked.
+func TestTypedDesiredRemembered(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*appsv1ac.DeploymentApplyConfiguration)
+		// same is whether the digest stays: the identity fields are not
+		// among those it reads.
+		same bool
+	}{
+		{name: "nothing", change: func(*appsv1ac.DeploymentApplyConfiguration) {}, same: true},
+		{name: "the image", change: func(d *appsv1ac.DeploymentApplyConfiguration) {
+			d.Spec.Template.Spec.Containers[0].WithImage("nginx:1.28")
+		}},
+		{name: "the replicas", change: func(d *appsv1ac.DeploymentApplyConfiguration) { d.Spec.WithReplicas(3) }},
+		{name: "a label", change: func(d *appsv1ac.DeploymentApplyConfiguration) { d.WithLabels(map[string]string{"tier": "web"}) }},
+		{name: "the namespace", change: func(d *appsv1ac.DeploymentApplyConfiguration) { d.WithNamespace("other") }, same: true},
+		{name: "a field set to its zero value", change: func(d *appsv1ac.DeploymentApplyConfiguration) { d.Spec.WithPaused(false) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			first, err := typedDesired(applytest.Deployment("nginx:1.27"))
+			g.Expect(err).NotTo(HaveOccurred())
+
+			config := applytest.Deployment("nginx:1.27")
+			tt.change(config)
+			got, err := typedDesired(config)
+			g.Expect(err).NotTo(HaveOccurred())
+			data, err := json.Marshal(config)
+			g.Expect(err).NotTo(HaveOccurred())
+			afresh, err := newDesiredObject(got.gvk, data)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got).To(Equal(afresh))
+			g.Expect(got.gvk).To(Equal(appsv1.SchemeGroupVersion.WithKind("Deployment")))
+			if tt.same {
+				g.Expect(got.digest).To(Equal(first.digest))
+			} else {
+				g.Expect(got.digest).NotTo(Equal(first.digest))
 			}
 		})
 	}
@@ -175,6 +222,18 @@ func TestDigestReadsTheAppliedFields(t *testing.T) {
 func BenchmarkDigest(b *testing.B) {
 	config := applytest.Deployment("nginx:1.27")
 	b.Run("desired", func(b *testing.B) {
+		b.ReportAllocs()
+		revision := 0
+		for b.Loop() {
+			// A new annotation each time: never remembered.
+			revision++
+			config.WithAnnotations(map[string]string{"revision": strconv.Itoa(revision)})
+			if _, err := typedDesired(config); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("desired, remembered", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := typedDesired(config); err != nil {

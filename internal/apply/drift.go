@@ -57,12 +57,16 @@ func ForeignSpecManagers(obj client.Object) ([]string, error) {
 // wrote stays as long as they own it, so a port the spec has since moved
 // would stay beside the new one. A field desired sets does not count: the
 // apply takes it back.
-func strayManagers(obj client.Object, desired *desiredObject) ([]string, error) {
+func strayManagers(obj client.Object, desired ApplyConfiguration) ([]string, error) {
 	_, others, err := specFields(obj)
+	if err != nil || len(others) == 0 {
+		return nil, err
+	}
+	fields, err := desiredFields(desired)
 	if err != nil {
 		return nil, err
 	}
-	return managersBeyond(others, withParents(desired.fields.WithPrefix(specField))), nil
+	return managersBeyond(others, withParents(fields.WithPrefix(specField))), nil
 }
 
 // withParents is set with the lists and maps that hold its fields: an

@@ -1,6 +1,8 @@
 package apply
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -16,6 +18,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/seed-operators/seed-operator/internal/kube"
+	"github.com/seed-operators/seed-operator/internal/memo"
 )
 
 // typeConverter knows the schemas of the built-in kinds, which are the
@@ -48,37 +51,80 @@ func UpToDate(desired ApplyConfiguration, live client.Object) (bool, error) {
 	return want.upToDate(live)
 }
 
-// desiredObject is what the Applier compares the cached object with,
-// computed once per apply: the kind of an object the operator applies, the
-// fields it sets, and the digest they would have as applied.
+// desiredObject is what the Applier compares the cached object with: the
+// kind of an object the operator applies and the digest its fields would
+// have as applied.
 type desiredObject struct {
 	gvk    schema.GroupVersionKind
-	fields *fieldpath.Set
 	digest string
 }
 
-func typedDesired(desired ApplyConfiguration) (*desiredObject, error) {
-	want, err := toTyped(desired)
+// desiredLimit is how many desired objects each half of desiredObjects
+// holds: more than the objects of a few thousand owners.
+const desiredLimit = 8192
+
+// desiredObjects remembers each desired object by a hash of its JSON, which
+// holds all it is computed from. An owner whose spec did not change asks for
+// the same objects at every reconcile, and converting one to its schema's
+// typed value, the fields it sets and their digest cost many times what
+// writing its JSON does.
+var desiredObjects = memo.New[[sha256.Size]byte, desiredObject](desiredLimit)
+
+// typedDesired is the desiredObject of desired, remembered.
+func typedDesired(desired ApplyConfiguration) (desiredObject, error) {
+	data, err := json.Marshal(desired)
 	if err != nil {
-		return nil, err
+		return desiredObject{}, err
+	}
+	key := sha256.Sum256(data)
+	if d, ok := desiredObjects.Get(key); ok {
+		return d, nil
+	}
+	gvk := schema.FromAPIVersionAndKind(ptr.Deref(desired.GetAPIVersion(), ""), ptr.Deref(desired.GetKind(), ""))
+	d, err := newDesiredObject(gvk, data)
+	if err != nil {
+		return desiredObject{}, err
+	}
+	desiredObjects.Put(key, d)
+	return d, nil
+}
+
+// newDesiredObject is the desiredObject of an apply configuration of kind
+// gvk, as JSON.
+func newDesiredObject(gvk schema.GroupVersionKind, data []byte) (desiredObject, error) {
+	want, err := toTyped(data)
+	if err != nil {
+		return desiredObject{}, err
 	}
 	fields, err := want.ToFieldSet()
 	if err != nil {
-		return nil, err
+		return desiredObject{}, err
 	}
 	// The API server leaves the identity fields out of the apply's entry.
 	applied := fields.Difference(identityFields)
 	sum, err := digest(applied, want.AsValue(), kindType{schema: want.Schema(), ref: want.TypeRef()})
 	if err != nil {
+		return desiredObject{}, err
+	}
+	return desiredObject{gvk: gvk, digest: sum}, nil
+}
+
+// desiredFields are the fields desired sets.
+func desiredFields(desired ApplyConfiguration) (*fieldpath.Set, error) {
+	data, err := json.Marshal(desired)
+	if err != nil {
 		return nil, err
 	}
-	gvk := schema.FromAPIVersionAndKind(ptr.Deref(desired.GetAPIVersion(), ""), ptr.Deref(desired.GetKind(), ""))
-	return &desiredObject{gvk: gvk, fields: fields, digest: sum}, nil
+	want, err := toTyped(data)
+	if err != nil {
+		return nil, err
+	}
+	return want.ToFieldSet()
 }
 
 // upToDate is UpToDate for the desired object d: the digests of what the
 // operator's last apply set in live and of what d would set are equal.
-func (d *desiredObject) upToDate(live client.Object) (bool, error) {
+func (d desiredObject) upToDate(live client.Object) (bool, error) {
 	got, err := AppliedDigest(live, d.gvk)
 	if err != nil || got == "" {
 		return false, err
@@ -107,10 +153,10 @@ func IsApplied(entry metav1.ManagedFieldsEntry) bool {
 	return entry.Manager == kube.FieldManager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == ""
 }
 
-// toTyped is desired as a value of its kind's schema.
-func toTyped(desired ApplyConfiguration) (*typed.TypedValue, error) {
+// toTyped is an object, as JSON, as a value of its kind's schema.
+func toTyped(data []byte) (*typed.TypedValue, error) {
 	u := &unstructured.Unstructured{}
-	if err := remarshal(desired, &u.Object); err != nil {
+	if err := json.Unmarshal(data, &u.Object); err != nil {
 		return nil, err
 	}
 	return typeConverter.ObjectToTyped(u)

@@ -2,16 +2,16 @@ package cached
 
 import (
 	"crypto/sha256"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/seed-operators/seed-operator/internal/apply"
+	"github.com/seed-operators/seed-operator/internal/memo"
 )
 
-// memoLimit is how many objects a digestMemo's newer half holds before it
-// becomes the older one.
+// memoLimit is how many objects each half of a digestMemo holds
+// (memo.Memo).
 const memoLimit = 1024
 
 // digestMemo remembers, for one kind's informer, the applied digest of
@@ -20,13 +20,8 @@ const memoLimit = 1024
 // such as a Deployment's status update, does not compute it again. Objects
 // the fingerprint cannot stand for (those without a generation) are not
 // remembered.
-//
-// It holds two halves: when the newer is full, the older is dropped, so
-// the objects deleted since are forgotten without a watch of deletions,
-// and the memory stays bounded.
 type digestMemo struct {
-	mu           sync.Mutex
-	newer, older map[types.UID]memoEntry
+	entries *memo.Memo[types.UID, memoEntry]
 }
 
 type memoEntry struct {
@@ -35,7 +30,7 @@ type memoEntry struct {
 }
 
 func newDigestMemo() *digestMemo {
-	return &digestMemo{newer: map[types.UID]memoEntry{}}
+	return &digestMemo{entries: memo.New[types.UID, memoEntry](memoLimit)}
 }
 
 // digest is digestOfWhole of o, remembered. A nil memo remembers nothing.
@@ -47,24 +42,13 @@ func (m *digestMemo) digest(o client.Object) (string, bool) {
 	if !ok {
 		return digestOfWhole(o)
 	}
-	m.mu.Lock()
-	remembered, ok := m.newer[o.GetUID()]
-	if !ok {
-		remembered, ok = m.older[o.GetUID()]
-	}
-	m.mu.Unlock()
-	if ok && remembered.fingerprint == fingerprint {
+	if remembered, ok := m.entries.Get(o.GetUID()); ok && remembered.fingerprint == fingerprint {
 		return remembered.digest, true
 	}
 	sum, ok := digestOfWhole(o)
 	if !ok {
 		return "", false
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.newer) >= memoLimit {
-		m.older, m.newer = m.newer, make(map[types.UID]memoEntry, memoLimit)
-	}
-	m.newer[o.GetUID()] = memoEntry{fingerprint: fingerprint, digest: sum}
+	m.entries.Put(o.GetUID(), memoEntry{fingerprint: fingerprint, digest: sum})
 	return sum, true
 }

@@ -106,5 +106,5 @@ func TestDigestMemoForgets(t *testing.T) {
 	g.Expect(remembered()).To(BeTrue(), "remembered after %d others", others)
 	add(memoLimit)
 	g.Expect(remembered()).To(BeFalse(), "forgotten after %d others", others)
-	g.Expect(len(digests.newer) + len(digests.older)).To(BeNumerically("<=", 2*memoLimit))
+	g.Expect(digests.entries.Len()).To(BeNumerically("<=", 2*memoLimit))
 }
