@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -13,9 +14,12 @@ import (
 // spec counted by its generation, which the API server raises on every
 // change of a spec: two objects of one UID with the same fingerprint have
 // the same applied digest. The fingerprint takes the operator's
-// managed-fields entry and all the metadata an apply can set. ok is false
-// for an object with no generation (a Service, a claim) or that the
-// operator never applied.
+// managed-fields entry, the labels and annotations it names, and the
+// owner references and finalizers. Labels and annotations it does not
+// name are not the operator's, and others' changes to them (the
+// Deployment controller's revision annotation) change no digest. ok is
+// false for an object with no generation (a Service, a claim) or that
+// the operator never applied.
 func AppliedInputs(obj client.Object) (fingerprint [sha256.Size]byte, ok bool) {
 	entries := obj.GetManagedFields()
 	i := slices.IndexFunc(entries, IsApplied)
@@ -30,8 +34,8 @@ func AppliedInputs(obj client.Object) (fingerprint [sha256.Size]byte, ok bool) {
 	}
 	d.write('s', entries[i].APIVersion)
 	d.write('s', fields)
-	d.stringMap(obj.GetLabels())
-	d.stringMap(obj.GetAnnotations())
+	d.namedIn(fields, obj.GetLabels())
+	d.namedIn(fields, obj.GetAnnotations())
 	d.write('[', strconv.Itoa(len(obj.GetOwnerReferences())))
 	for _, ref := range obj.GetOwnerReferences() {
 		for _, text := range []string{ref.APIVersion, ref.Kind, ref.Name, string(ref.UID)} {
@@ -47,10 +51,14 @@ func AppliedInputs(obj client.Object) (fingerprint [sha256.Size]byte, ok bool) {
 	return [sha256.Size]byte(d.h.Sum(nil)), true
 }
 
-// stringMap writes m, its keys in order.
-func (d *digester) stringMap(m map[string]string) {
-	d.write('{', strconv.Itoa(len(m)))
-	for _, key := range slices.Sorted(maps.Keys(m)) {
+// namedIn writes the entries of m whose key fields, a managed-fields
+// entry, names, in order. A key named elsewhere in fields is written too,
+// which only makes the fingerprint change more often than it must.
+func (d *digester) namedIn(fields string, m map[string]string) {
+	keys := slices.Sorted(maps.Keys(m))
+	keys = slices.DeleteFunc(keys, func(key string) bool { return !strings.Contains(fields, `"f:`+key+`"`) })
+	d.write('{', strconv.Itoa(len(keys)))
+	for _, key := range keys {
 		d.write('s', key)
 		d.write('s', m[key])
 	}

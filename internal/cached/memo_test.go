@@ -20,7 +20,8 @@ import (
 // digest then differs from the first, it was computed again.
 func TestDigestMemo(t *testing.T) {
 	deployment := func() *appsv1.Deployment {
-		d := applytest.AppliedDeployment(t, applytest.Deployment("nginx:1.27"), map[string]string{"note": "a"})
+		config := applytest.Deployment("nginx:1.27").WithAnnotations(map[string]string{"note": "a"})
+		d := applytest.AppliedDeployment(t, config, map[string]string{"note": "a", "deployment.kubernetes.io/revision": "1"})
 		d.UID, d.Generation = "uid-1", 1
 		d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "WebServer", Name: "web", UID: "owner", Controller: ptr.To(true)}}
 		return d
@@ -37,8 +38,12 @@ func TestDigestMemo(t *testing.T) {
 			d.ManagedFields[0].Time = ptr.To(metav1.Now())
 		}},
 		{name: "the generation was raised", change: func(d *appsv1.Deployment) { d.Generation++ }},
-		{name: "a label changed", change: func(d *appsv1.Deployment) { d.Labels["app.kubernetes.io/name"] = "other" }},
-		{name: "an annotation changed", change: func(d *appsv1.Deployment) { d.Annotations["note"] = "b" }},
+		{name: "a label the operator applies changed", change: func(d *appsv1.Deployment) { d.Labels["app"] = "other" }},
+		{name: "an annotation the operator applies changed", change: func(d *appsv1.Deployment) { d.Annotations["note"] = "b" }},
+		{name: "another's label was added", remembered: true, change: func(d *appsv1.Deployment) { d.Labels["team"] = "a" }},
+		{name: "another's annotation changed", remembered: true, change: func(d *appsv1.Deployment) {
+			d.Annotations["deployment.kubernetes.io/revision"] = "2"
+		}},
 		{name: "the owner is no longer the controller", change: func(d *appsv1.Deployment) { d.OwnerReferences[0].Controller = nil }},
 		{name: "a finalizer was added", change: func(d *appsv1.Deployment) { d.Finalizers = []string{"example.com/hold"} }},
 		{name: "the operator's entry changed", change: func(d *appsv1.Deployment) {
