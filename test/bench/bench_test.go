@@ -319,3 +319,41 @@ func TestCommittedRunsLoad(t *testing.T) {
 	g.Expect(runs).NotTo(BeEmpty())
 	g.Expect(slices.IsSortedFunc(runs, func(a, b committedRun) int { return strings.Compare(a.report.Date, b.report.Date) })).To(BeTrue())
 }
+
+func TestMedian(t *testing.T) {
+	tests := []struct {
+		name   string
+		values []float64
+		want   float64
+	}{
+		{name: "none", values: nil, want: 0},
+		{name: "one", values: []float64{7}, want: 7},
+		{name: "three, unsorted", values: []float64{9, 1, 4}, want: 4},
+		{name: "four: the mean of the middle two", values: []float64{4, 1, 3, 10}, want: 3.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			NewWithT(t).Expect(median(tt.values)).To(Equal(tt.want))
+		})
+	}
+}
+
+// Three runs print each figure's median and spread, and count the runs
+// whose baselines moved, kind by kind.
+func TestPrintMedians(t *testing.T) {
+	g := NewWithT(t)
+	run := func(cpu, ratio, drift float64, rss uint64) sizeResult {
+		return sizeResult{N: 1000, Memory: memoryResult{PeakRSSBytes: rss * mib}, Kinds: []kindResult{{
+			Kind: "WebServer", Ratio: ratio, BaselineDrift: drift,
+			Operator: operatorResult{CPUSeconds: cpu, WritesPerCR: 4},
+		}}}
+	}
+	var out strings.Builder
+	g.Expect(printMedians(&out, []sizeResult{run(14.5, 1.65, 1.5, 78), run(14.1, 1.30, 1.02, 77), run(15.0, 1.40, 0.95, 80)})).To(Succeed())
+	g.Expect(out.String()).To(ContainSubstring("N=1000, the median of 3 runs [lowest, highest]"))
+	g.Expect(out.String()).To(ContainSubstring("ratio to raw 1.40 [1.30, 1.65]"))
+	g.Expect(out.String()).To(ContainSubstring("operator CPU s 14.50 [14.10, 15.00]"))
+	g.Expect(out.String()).To(ContainSubstring("writes/CR 4.00 [4.00, 4.00]"))
+	g.Expect(out.String()).To(ContainSubstring("1 of 3 runs' raw baselines more than 10% apart"))
+	g.Expect(out.String()).To(ContainSubstring("peak RSS MiB 78.0 [77.0, 80.0]"))
+}

@@ -5,7 +5,7 @@
 // each kind at once. It prints a table and writes the figures as JSON;
 // `bench compare OLD NEW` prints the ratios of two such files.
 //
-// usage: bench [-n 100,1000] [-kinds WebServer,Echo] [-idle 60s] [-out FILE] [-- OPERATOR-FLAG...]
+// usage: bench [-n 100,1000] [-kinds WebServer,Echo] [-idle 60s] [-repeat 3] [-out FILE] [-- OPERATOR-FLAG...]
 //
 //	bench compare OLD.json NEW.json
 package main
@@ -55,6 +55,8 @@ type config struct {
 	memoryLimit int64
 	// allowBusy measures on a cluster that holds another burst's objects.
 	allowBusy bool
+	// repeat is how many times each size runs.
+	repeat int
 	// previous is the folder of the committed runs each figure is
 	// compared with.
 	previous string
@@ -87,6 +89,7 @@ func parseFlags() (config, error) {
 	sizes := flag.String("n", "100,1000", "How many custom resources of each kind, one run per size, comma-separated.")
 	names := flag.String("kinds", "WebServer,Echo,ImmortalContainer,DemoVolume", "The kinds to measure, comma-separated.")
 	flag.IntVar(&cfg.workers, "workers", 32, "How many goroutines create the objects.")
+	flag.IntVar(&cfg.repeat, "repeat", 1, "How many times to run each size; past one, the median and spread of each figure are printed too.")
 	flag.DurationVar(&cfg.idle, "idle", time.Minute, "How long to watch the operator idle once every object is Ready.")
 	flag.StringVar(&cfg.out, "out", "", "The JSON file to write (default bin/bench/<time>.json).")
 	flag.StringVar(&cfg.cluster, "cluster", filepath.Join("bin", "cluster"), "The local cluster's directory, where its processes' pid files are.")
@@ -95,6 +98,9 @@ func parseFlags() (config, error) {
 	memoryLimit := flag.String("memory-limit", "", "The operator's container memory limit, such as 128Mi (default config/manager's).")
 	flag.Parse()
 	cfg.flags = flag.Args()
+	if cfg.repeat < 1 {
+		return cfg, fmt.Errorf("-repeat: %d is not a positive number", cfg.repeat)
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -185,16 +191,25 @@ func bench(ctx context.Context, cfg config) error {
 	report := newReport(cfg, kubeVersion)
 	fmt.Printf("the operator's container memory limit: %.0f MiB\n", float64(cfg.memoryLimit)/mib)
 	for _, n := range cfg.sizes {
-		result, err := c.benchSize(ctx, cfg, n)
-		if err != nil {
-			return fmt.Errorf("with %d of each kind: %w", n, err)
+		var runs []sizeResult
+		for range cfg.repeat {
+			result, err := c.benchSize(ctx, cfg, n)
+			if err != nil {
+				return fmt.Errorf("with %d of each kind: %w", n, err)
+			}
+			runs = append(runs, result)
+			if err := result.print(os.Stdout); err != nil {
+				return err
+			}
+			if err := result.printPrevious(os.Stdout, previous); err != nil {
+				return err
+			}
 		}
-		report.Runs = append(report.Runs, result)
-		if err := result.print(os.Stdout); err != nil {
-			return err
-		}
-		if err := result.printPrevious(os.Stdout, previous); err != nil {
-			return err
+		report.Runs = append(report.Runs, runs...)
+		if cfg.repeat > 1 {
+			if err := printMedians(os.Stdout, runs); err != nil {
+				return err
+			}
 		}
 	}
 	if err := report.write(cfg.out); err != nil {

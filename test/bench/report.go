@@ -216,10 +216,15 @@ func (s sizeResult) print(w io.Writer) error {
 	return out.err
 }
 
+// drifted tells whether the baseline moved past driftLimit in a run.
+func drifted(drift float64) bool {
+	return math.Abs(drift-1) > driftLimit
+}
+
 // driftWarning says, for a drift of the baseline past driftLimit, that
 // the run's ratios are not to be trusted.
 func driftWarning(drift float64) string {
-	if math.Abs(drift-1) <= driftLimit {
+	if !drifted(drift) {
 		return ""
 	}
 	return fmt.Sprintf(": WARNING, more than %.0f%% apart: the cluster changed under the run, so its ratios are not to be trusted", driftLimit*100)
