@@ -92,11 +92,7 @@ func typedDesired(desired ApplyConfiguration) (desiredObject, error) {
 // newDesiredObject is the desiredObject of an apply configuration of kind
 // gvk, as JSON.
 func newDesiredObject(gvk schema.GroupVersionKind, data []byte) (desiredObject, error) {
-	want, err := toTyped(data)
-	if err != nil {
-		return desiredObject{}, err
-	}
-	fields, err := want.ToFieldSet()
+	want, fields, err := typedFields(data)
 	if err != nil {
 		return desiredObject{}, err
 	}
@@ -115,11 +111,8 @@ func desiredFields(desired ApplyConfiguration) (*fieldpath.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	want, err := toTyped(data)
-	if err != nil {
-		return nil, err
-	}
-	return want.ToFieldSet()
+	_, fields, err := typedFields(data)
+	return fields, err
 }
 
 // upToDate is UpToDate for the desired object d: the digests of what the
@@ -153,13 +146,19 @@ func IsApplied(entry metav1.ManagedFieldsEntry) bool {
 	return entry.Manager == kube.FieldManager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == ""
 }
 
-// toTyped is an object, as JSON, as a value of its kind's schema.
-func toTyped(data []byte) (*typed.TypedValue, error) {
+// typedFields is an object, as JSON, as a value of its kind's schema, and
+// the fields it sets.
+func typedFields(data []byte) (*typed.TypedValue, *fieldpath.Set, error) {
 	u := &unstructured.Unstructured{}
 	if err := json.Unmarshal(data, &u.Object); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return typeConverter.ObjectToTyped(u)
+	want, err := typeConverter.ObjectToTyped(u)
+	if err != nil {
+		return nil, nil, err
+	}
+	fields, err := want.ToFieldSet()
+	return want, fields, err
 }
 
 // kindType is the schema of a kind's objects, and their type in it.
