@@ -46,7 +46,9 @@ type Reconciler struct {
 
 // Reconcile applies the desired Deployment, Service and autoscaler, rolls a
 // failed rollout back, then writes the status observed from the
-// Deployment, its pods and the autoscaler. Owned objects are deleted by
+// Deployment, its pods and the autoscaler; a new WebServer's first status
+// waits a little for the Deployment controller's first report (see
+// untilFirstReport). Owned objects are deleted by
 // the garbage collector through their owner references, so deletion needs
 // no finalizer.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -78,6 +80,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		applyErr = r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment, apply.Exclusive(), apply.Deliberate())
 	}
 
+	if wait := untilFirstReport(ws, deployment, time.Now()); wait > 0 && applyErr == nil {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
 	computeStatus(ws, deployment, autoscaler, pods, applyErr)
 	return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, ws))
 }

@@ -151,6 +151,43 @@ var _ = Describe("WebServer controller", func() {
 		expectReady(ctx, "web", metav1.ConditionFalse, reasonPodsNotReady)
 	})
 
+	It("writes a new WebServer's first status once the Deployment controller reports, not before", func(ctx SpecContext) {
+		watcher, err := client.NewWithWatch(env.Config, client.Options{Scheme: k8sClient.Scheme()})
+		Expect(err).NotTo(HaveOccurred())
+		events, err := watcher.Watch(ctx, &seedv1alpha1.WebServerList{}, client.InNamespace(namespace))
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(events.Stop)
+
+		create(ctx, "web")
+		deploymentOf(ctx, "web")
+		rollOut(ctx, "web")
+		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
+
+		var written []string
+		for e := range events.ResultChan() {
+			ws, ok := e.Object.(*seedv1alpha1.WebServer)
+			Expect(ok).To(BeTrue(), "a watch event of %T", e.Object)
+			if ready := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady); ready != nil {
+				written = append(written, ready.Reason)
+			}
+			if len(written) > 0 && written[len(written)-1] == reasonReady {
+				break
+			}
+		}
+		Expect(written).To(Equal([]string{reasonReady}), "the Ready reasons the WebServer's status had, in order")
+	})
+
+	It("says the Deployment controller is awaited once the first report is late", func(ctx SpecContext) {
+		create(ctx, "web")
+		d := deploymentOf(ctx, "web")
+		expectReady(ctx, "web", metav1.ConditionFalse, reasonAwaitingDeployment)
+
+		ready := meta.FindStatusCondition(webServer(ctx, Default, "web").Status.Conditions, seedv1alpha1.ConditionReady)
+		// Both times are in whole seconds.
+		Expect(ready.LastTransitionTime.Sub(d.CreationTimestamp.Time)).To(BeNumerically(">=", firstReportGrace-time.Second),
+			"from the Deployment's creation to the first status")
+	})
+
 	It("scales the Deployment when spec.replicas changes", func(ctx SpecContext) {
 		create(ctx, "web")
 		deploymentOf(ctx, "web")

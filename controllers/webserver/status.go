@@ -2,6 +2,7 @@ package webserver
 
 import (
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -27,6 +28,24 @@ const (
 	reasonAwaitingAutoscaler = "AwaitingAutoscaler"
 	reasonWithinRange        = "WithinRange"
 )
+
+// firstReportGrace is how long a new WebServer's first status waits for
+// the Deployment controller to report on the Deployment just made. A new
+// WebServer then gets one status write where it got two, AwaitingDeployment
+// and then what the report says: in a burst of creations, the report
+// mostly comes when the pods are ready already. After the grace, a
+// Deployment controller that has not reported is said to be awaited.
+const firstReportGrace = 5 * time.Second
+
+// untilFirstReport is how much longer ws's first status waits for the
+// Deployment controller's first report on deployment: zero once either has
+// a status, or once the grace from the Deployment's creation is over.
+func untilFirstReport(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, now time.Time) time.Duration {
+	if ws.Status.ObservedGeneration != 0 || deployment.Status.ObservedGeneration != 0 || deployment.CreationTimestamp.IsZero() {
+		return 0
+	}
+	return max(0, deployment.CreationTimestamp.Add(firstReportGrace).Sub(now))
+}
 
 // computeStatus rebuilds a WebServer's status from its Deployment and
 // autoscaler, as the API server last returned them, from its pods, and

@@ -194,6 +194,62 @@ func TestComputeStatus(t *testing.T) {
 	}
 }
 
+func TestUntilFirstReport(t *testing.T) {
+	made := time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
+	created := func(d *appsv1.Deployment) *appsv1.Deployment {
+		d.CreationTimestamp = metav1.NewTime(made)
+		return d
+	}
+	reported := func(ws *seedv1alpha1.WebServer) *seedv1alpha1.WebServer {
+		ws.Status.ObservedGeneration = ws.Generation
+		return ws
+	}
+	tests := []struct {
+		name       string
+		ws         *seedv1alpha1.WebServer
+		deployment *appsv1.Deployment
+		now        time.Time
+		want       time.Duration
+	}{
+		{
+			name:       "a new WebServer's Deployment just made, not yet reported",
+			ws:         newWebServer(),
+			deployment: created(deploymentWith(appsv1.DeploymentStatus{})),
+			now:        made.Add(2 * time.Second),
+			want:       3 * time.Second,
+		},
+		{
+			name:       "the grace over",
+			ws:         newWebServer(),
+			deployment: created(deploymentWith(appsv1.DeploymentStatus{})),
+			now:        made.Add(firstReportGrace + time.Second),
+		},
+		{
+			name:       "the Deployment controller reported",
+			ws:         newWebServer(),
+			deployment: created(deploymentWith(appsv1.DeploymentStatus{ObservedGeneration: 1})),
+			now:        made,
+		},
+		{
+			name:       "the WebServer has a status: a Deployment made again is said to be awaited",
+			ws:         reported(newWebServer()),
+			deployment: created(deploymentWith(appsv1.DeploymentStatus{})),
+			now:        made,
+		},
+		{
+			name:       "no Deployment read back",
+			ws:         newWebServer(),
+			deployment: &appsv1.Deployment{},
+			now:        made,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			NewWithT(t).Expect(untilFirstReport(tt.ws, tt.deployment, tt.now)).To(Equal(tt.want))
+		})
+	}
+}
+
 func TestComputeStatusCopiesDeploymentConditions(t *testing.T) {
 	g := NewWithT(t)
 	ws := newWebServer()
