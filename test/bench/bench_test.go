@@ -357,3 +357,15 @@ func TestPrintMedians(t *testing.T) {
 	g.Expect(out.String()).To(ContainSubstring("1 of 3 runs' raw baselines more than 10% apart"))
 	g.Expect(out.String()).To(ContainSubstring("peak RSS MiB 78.0 [77.0, 80.0]"))
 }
+
+func TestRemoveAllOfAnEarlierRun(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	for _, name := range []string{"cpu-webserver-1.pprof", "cpu-webserver-24.pprof", "cpu-echo-1.pprof", "heap.pprof"} {
+		g.Expect(os.WriteFile(filepath.Join(dir, name), nil, 0o644)).To(Succeed())
+	}
+	g.Expect(removeAll(filepath.Join(dir, "cpu-webserver-*.pprof"))).To(Succeed())
+	left, err := filepath.Glob(filepath.Join(dir, "*"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(left).To(ConsistOf(filepath.Join(dir, "cpu-echo-1.pprof"), filepath.Join(dir, "heap.pprof")))
+}

@@ -221,8 +221,11 @@ const cpuProfileSeconds = 5
 // profileCPU saves the operator's CPU profiles, one after another, until
 // ctx ends, as name-1.pprof, name-2.pprof and so on in its directory, and
 // returns their pattern for `go tool pprof`, which merges them.
-func (o *operator) profileCPU(ctx context.Context, name string) string {
+func (o *operator) profileCPU(ctx context.Context, name string) (string, error) {
 	pattern := filepath.Join(filepath.Dir(o.logPath), name+"-*.pprof")
+	if err := removeAll(pattern); err != nil {
+		return "", fmt.Errorf("removing an earlier run's CPU profiles: %w", err)
+	}
 	go func() {
 		for i := 1; ctx.Err() == nil; i++ {
 			body, err := o.get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", o.ports.pprof, cpuProfileSeconds), false)
@@ -232,7 +235,23 @@ func (o *operator) profileCPU(ctx context.Context, name string) string {
 			_ = os.WriteFile(filepath.Join(filepath.Dir(o.logPath), fmt.Sprintf("%s-%d.pprof", name, i)), []byte(body), 0o644)
 		}
 	}()
-	return pattern
+	return pattern, nil
+}
+
+// removeAll removes the files pattern matches: an earlier, longer burst
+// left more profiles than a run writes, which the pattern would merge
+// into its own.
+func removeAll(pattern string) error {
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // parseHeapStats reads the runtime.MemStats that pprof's heap profile

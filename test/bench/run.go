@@ -129,7 +129,11 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 			return res, err
 		}
 		profiling, stopProfiling := context.WithCancel(ctx)
-		profiles := op.profileCPU(profiling, "cpu-"+strings.ToLower(k.name))
+		profiles, err := op.profileCPU(profiling, "cpu-"+strings.ToLower(k.name))
+		if err != nil {
+			stopProfiling()
+			return res, err
+		}
 		b, err := c.inNamespace(ctx, namespace, func() (burstResult, error) {
 			return c.burst(ctx, namespace, n, cfg.workers, k.operator, timeout)
 		})
