@@ -39,12 +39,14 @@ const firstReportGrace = 5 * time.Second
 
 // untilFirstReport is how much longer ws's first status waits for the
 // Deployment controller's first report on deployment: zero once either has
-// a status, or once the grace from the Deployment's creation is over.
+// a status, or once the grace from the Deployment's creation is over. The
+// creation time is the API server's clock, so the wait is never longer
+// than the grace, however far behind the operator's clock is.
 func untilFirstReport(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, now time.Time) time.Duration {
 	if ws.Status.ObservedGeneration != 0 || deployment.Status.ObservedGeneration != 0 || deployment.CreationTimestamp.IsZero() {
 		return 0
 	}
-	return max(0, deployment.CreationTimestamp.Add(firstReportGrace).Sub(now))
+	return min(firstReportGrace, max(0, deployment.CreationTimestamp.Add(firstReportGrace).Sub(now)))
 }
 
 // computeStatus rebuilds a WebServer's status from its Deployment and

@@ -219,6 +219,13 @@ func TestUntilFirstReport(t *testing.T) {
 			want:       3 * time.Second,
 		},
 		{
+			name:       "the operator's clock a minute behind the API server's",
+			ws:         newWebServer(),
+			deployment: created(deploymentWith(appsv1.DeploymentStatus{})),
+			now:        made.Add(-time.Minute),
+			want:       firstReportGrace,
+		},
+		{
 			name:       "the grace over",
 			ws:         newWebServer(),
 			deployment: created(deploymentWith(appsv1.DeploymentStatus{})),
