@@ -196,12 +196,25 @@ func restrictedNamespace(ctx context.Context, prefix string) string {
 }
 
 // createNamespace creates a namespace with the given annotations that
-// enforces the restricted Pod Security Standard, deleted after the spec.
+// enforces the restricted Pod Security Standard, deleted after the spec,
+// and waits for its default ServiceAccount, without which no pod is
+// admitted. The controller manager makes it: after a chaos spec that
+// crashed the controller manager, the kubelet's crash-loop back-off can
+// hold it down for minutes, and a spec's bounds on the operator are not
+// to count that.
 func createNamespace(ctx context.Context, prefix string, annotations map[string]string) string {
 	ns := testenv.RestrictedNamespace(ctx, k8sClient, prefix, annotations)
 	specNamespaces = append(specNamespaces, ns)
+	Eventually(ctx, func() error {
+		return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &corev1.ServiceAccount{})
+	}).WithTimeout(defaultServiceAccountWithin).Should(Succeed(), "the default ServiceAccount of namespace %s", ns)
 	return ns
 }
+
+// defaultServiceAccountWithin bounds the wait for a new namespace's
+// default ServiceAccount: the kubelet's longest crash-loop back-off of the
+// controller manager, with room to start and lead.
+const defaultServiceAccountWithin = 7 * time.Minute
 
 // describeCluster lists the nodes' readiness and, in the given namespaces,
 // the Deployments' rollout and the pods' phase and readiness.
