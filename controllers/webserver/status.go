@@ -32,8 +32,8 @@ const (
 // firstReportGrace is how long a new WebServer's first status waits for
 // the Deployment controller to report on the Deployment just made. A new
 // WebServer then gets one status write where it got two, AwaitingDeployment
-// and then what the report says: in a burst of creations, the report
-// mostly comes when the pods are ready already. After the grace, a
+// and then what the report says: in a burst of creations, the reconcile
+// the report brings mostly runs once the pods are ready. After the grace, a
 // Deployment controller that has not reported is said to be awaited.
 const firstReportGrace = 5 * time.Second
 
