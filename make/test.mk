@@ -6,10 +6,15 @@
 E2E_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager KUBECTL_SEED=$(LOCALBIN)/kubectl-seed HELM=$(HELM) VERSION=$(VERSION) \
 	IMAGES_RECORD=$(IMAGES_RECORD) AUDIT_LOG=$(LOCALBIN)/cluster/logs/audit.log
 
+# The end-to-end specs mostly wait on pods, so E2E_PROCS processes run them
+# at once; the Serial ones (those that use the operator's replicas, the real
+# node's CPU, or the cluster as a whole) run in the first, after the others.
+E2E_PROCS ?= 3
+
 .PHONY: test-e2e
-test-e2e: cluster-up build plugin kustomize helm images monitoring-up ## Run the end-to-end suite against the local cluster, with the operator as local processes, and Prometheus (make monitoring-up) scraping it where deployed. FOCUS=regexp runs the specs it matches.
+test-e2e: cluster-up build plugin kustomize helm images monitoring-up ginkgo ## Run the end-to-end suite against the local cluster, with the operator as local processes, and Prometheus (make monitoring-up) scraping it where deployed, in E2E_PROCS processes. FOCUS=regexp runs the specs it matches.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
-	$(E2E_ENV) $(GO) test -tags e2e ./test/e2e -timeout 30m -v -ginkgo.v -ginkgo.fail-on-empty $(if $(FOCUS),-ginkgo.focus='$(FOCUS)')
+	$(E2E_ENV) $(GINKGO) run --tags e2e --procs $(E2E_PROCS) --timeout 30m -v --fail-on-empty $(if $(FOCUS),--focus='$(FOCUS)') ./test/e2e
 
 # The chaos specs share the end-to-end suite's operator processes, and
 # build with the chaos tag only; they stop and start the cluster's

@@ -100,6 +100,8 @@ SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
 OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
 RENDER_CATALOG ?= $(LOCALBIN)/render-catalog-$(OPM_VERSION)
 OPERATORHUB ?= $(LOCALBIN)/operatorhub-$(OPM_VERSION)
+GINKGO_VERSION := $(call module-version,go.mod,github.com/onsi/ginkgo/v2)
+GINKGO ?= $(LOCALBIN)/ginkgo-$(GINKGO_VERSION)
 ENVTEST_DIR ?= $(LOCALBIN)/envtest/$(KUBERNETES_VERSION)-etcd-$(ETCD_VERSION)
 KUBECTL ?= kubectl
 
@@ -126,7 +128,7 @@ BUILD_COST = $(BUILD_COST_OF) $@
 
 # Every program built here: the suites', the checks', the local cluster's,
 # OLM's, the kubectl plugin and the released managers.
-PROGRAMS = $(CONTROLLER_GEN) $(KUSTOMIZE) $(HELM) $(GOLANGCI_LINT) $(VULNCHECK) $(OPERATOR_SDK) $(SCORECARD_TEST) \
+PROGRAMS = $(CONTROLLER_GEN) $(GINKGO) $(KUSTOMIZE) $(HELM) $(GOLANGCI_LINT) $(VULNCHECK) $(OPERATOR_SDK) $(SCORECARD_TEST) \
 	$(OPM) $(RENDER_CATALOG) $(OPERATORHUB) $(GRPC_HEALTH_PROBE) $(ETCD) $(KUBE_APISERVER) $(KUBE) $(KWOK) \
 	$(CONTAINERD) $(CONTAINERD_SHIM) $(CNI_DIR) $(REGISTRY) $(COREDNS) $(LOCAL_PATH_PROVISIONER) $(METRICS_SERVER) \
 	$(CSI_DIR) $(PROMETHEUS) $(MONITORING_DIR) $(OLM_DIR) $(OLMV1_DIR) $(IMAGES) $(LOCALBIN)/pause $(LOCALBIN)/fetch \
@@ -175,6 +177,13 @@ demo-prefetch: ## Download the Go modules of what make demo builds (it does, in 
 
 $(BIN_MODULE): | $(LOCALBIN)
 	printf 'module seed-operator.local/bin\n' >$@
+
+# ginkgo runs the end-to-end suite in parallel processes. It comes from the
+# operator's own module, at the version its tests import.
+.PHONY: ginkgo
+ginkgo: $(GINKGO) ## Build the ginkgo CLI.
+$(GINKGO): go.mod | $(LOCALBIN)
+	$(BUILD_COST) go build -ldflags "-s -w" -o $@ github.com/onsi/ginkgo/v2/ginkgo
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Build controller-gen.

@@ -27,7 +27,8 @@ import (
 const autoscalerUser = "system:serviceaccount:kube-system:horizontal-pod-autoscaler"
 
 var _ = Describe("Autoscaling on the real node", func() {
-	It("scales a WebServer up on real CPU and back down once the load stops, with every request served and replicas written by the autoscaler alone", func(ctx SpecContext) {
+	// Serial: the real node's CPU is what it measures.
+	It("scales a WebServer up on real CPU and back down once the load stops, with every request served and replicas written by the autoscaler alone", Serial, func(ctx SpecContext) {
 		namespace := realNamespace(ctx, "autoscale")
 		key := client.ObjectKey{Namespace: namespace, Name: "web"}
 

@@ -24,7 +24,8 @@ import (
 // are tokens: its own, and the bearer tokens of its metrics' clients,
 // which it sends to a TokenReview.
 var _ = Describe("Credentials", func() {
-	It("never shows a token in its logs or in events: its own, nor one its metrics' clients sent", func(ctx SpecContext) {
+	// Serial: it reads the replicas' logs and scrapes them.
+	It("never shows a token in its logs or in events: its own, nor one its metrics' clients sent", Serial, func(ctx SpecContext) {
 		const reader, nosy = "e2e-token-reader", "e2e-token-nosy"
 		readerToken, err := testenv.MetricsReaderToken(ctx, clientset, reader)
 		Expect(err).NotTo(HaveOccurred())

@@ -48,7 +48,8 @@ var _ = Describe("On the local cluster", func() {
 		Expect(err.Error()).To(ContainSubstring(`violates PodSecurity "restricted:latest"`))
 	})
 
-	It("makes every sample Ready, and its leader says so in its metrics", func(ctx SpecContext) {
+	// Serial: it scrapes the leader.
+	It("makes every sample Ready, and its leader says so in its metrics", Serial, func(ctx SpecContext) {
 		samples := createSamples(ctx, namespace)
 		for _, obj := range samples {
 			expectReady(ctx, obj)

@@ -83,7 +83,8 @@ var _ = Describe("On the real node", func() {
 			}
 		})
 
-	It("rolls a WebServer back from an image that cannot be pulled, once though the leader dies, then out to a new one, with no failed request meanwhile", func(ctx SpecContext) {
+	// Serial: it kills the leader, which every other spec waits on.
+	It("rolls a WebServer back from an image that cannot be pulled, once though the leader dies, then out to a new one, with no failed request meanwhile", Serial, func(ctx SpecContext) {
 		ws := webServer(ctx, "web", func(ws *seedv1alpha1.WebServer) {
 			ws.Spec.Replicas = ptr.To[int32](2)
 			ws.Spec.Rollout.ProgressDeadlineSeconds = ptr.To[int32](20)
@@ -352,6 +353,9 @@ var _ = Describe("On the real node", func() {
 // tickMessage is what the suite's ScheduledEcho prints.
 const tickMessage = "Tick from the real node"
 
+// tickName is the name of the ScheduledEcho the suite starts.
+const tickName = "tick"
+
 // startTicking creates, in a namespace of its own on the real node, a
 // ScheduledEcho that runs every minute. Its runs come on the minute, so the
 // suite starts it before its specs, and the spec that reads two of them
@@ -359,7 +363,7 @@ const tickMessage = "Tick from the real node"
 func startTicking(ctx context.Context) *seedv1alpha1.ScheduledEcho {
 	namespace := testenv.RestrictedNamespace(ctx, k8sClient, "tick", cluster.RealNodeAnnotations())
 	scheduled := &seedv1alpha1.ScheduledEcho{
-		ObjectMeta: metav1.ObjectMeta{Name: "tick", Namespace: namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: tickName, Namespace: namespace},
 		Spec:       seedv1alpha1.ScheduledEchoSpec{Message: tickMessage, Schedule: "* * * * *", Image: images["busybox"]},
 	}
 	Expect(k8sClient.Create(ctx, scheduled)).To(Succeed())

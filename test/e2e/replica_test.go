@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -283,8 +284,42 @@ func (r *replica) log() string {
 
 // tail is the end of the replica's log, for failure messages.
 func (r *replica) tail() string {
-	lines := strings.Split(strings.TrimSpace(r.log()), "\n")
+	return tailOf(r.log())
+}
+
+// tailOf is the end of a log.
+func tailOf(log string) string {
+	lines := strings.Split(strings.TrimSpace(log), "\n")
 	return strings.Join(lines[max(0, len(lines)-40):], "\n")
+}
+
+// replicaDirs are the folders of every replica this run started, with
+// their logs, whatever process started them.
+const replicaDirs = root + "/bin/e2e/replica-*"
+
+// replicaTails are the ends of the logs of every replica this run started,
+// by name: from their files, as only the suite's first process has the
+// replicas.
+func replicaTails() map[string]string {
+	dirs, _ := filepath.Glob(replicaDirs)
+	tails := make(map[string]string, len(dirs))
+	for _, dir := range dirs {
+		data, err := os.ReadFile(filepath.Join(dir, "operator.log"))
+		if err != nil {
+			continue
+		}
+		tails[filepath.Base(dir)] = tailOf(string(data))
+	}
+	return tails
+}
+
+// removeReplicaLogs removes the folders of an earlier run's replicas.
+func removeReplicaLogs() error {
+	dirs, err := filepath.Glob(replicaDirs)
+	for _, dir := range dirs {
+		err = errors.Join(err, os.RemoveAll(dir))
+	}
+	return err
 }
 
 // expectOneLeaderAtATime checks that no two runs of the operator, of all

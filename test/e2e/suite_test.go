@@ -17,18 +17,15 @@ import (
 	"testing"
 	"time"
 
-	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -48,16 +45,14 @@ var (
 	// name (hack/images).
 	images map[string]string
 	// replicas are the operator processes running now; started, every one
-	// this run has started.
+	// this run has started: the first process's only.
 	replicas, started []*replica
 	// nextPort hands out loopback ports to new replicas, two each.
 	nextPort = 18081
 	// specNamespaces are the namespaces the running spec created.
 	specNamespaces []string
-	// specsFailed counts the failed specs, whose unfinished steps leave
-	// some of the operator's grants unused.
-	specsFailed int
-	// audit is the API server's audit log of this run.
+	// audit is the API server's audit log of this run, in the first
+	// process.
 	audit testenv.AuditLog
 	// ticking is the ScheduledEcho the suite starts before its specs.
 	ticking *seedv1alpha1.ScheduledEcho
@@ -68,30 +63,12 @@ func TestE2E(t *testing.T) {
 	RunSpecs(t, "seed-operator end to end")
 }
 
-var _ = BeforeSuite(func(ctx SpecContext) {
-	EnforceDefaultTimeoutsWhenUsingContexts()
-	SetDefaultEventuallyTimeout(90 * time.Second)
-	SetDefaultEventuallyPollingInterval(250 * time.Millisecond)
-
-	kubeconfig := os.Getenv("KUBECONFIG")
-	Expect(kubeconfig).NotTo(BeEmpty(), "KUBECONFIG must name the local cluster: run `make test-e2e`")
-	Expect(os.Getenv("MANAGER")).NotTo(BeEmpty(), "MANAGER must name the manager binary: run `make test-e2e`")
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	Expect(err).NotTo(HaveOccurred())
-	cfg.QPS, cfg.Burst = 100, 200
-
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
-	utilruntime.Must(seedv1alpha1.AddToScheme(scheme))
-	utilruntime.Must(snapshotv1.AddToScheme(scheme))
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(os.Getenv("IMAGES_RECORD")).NotTo(BeEmpty(), "IMAGES_RECORD must name the record of `make images`: run `make test-e2e`")
-	images, err = cluster.ReadImages(os.Getenv("IMAGES_RECORD"))
-	Expect(err).NotTo(HaveOccurred())
+// Make runs the suite in parallel processes: the first starts the
+// operator's replicas and the ScheduledEcho that ticks through the run, and
+// hands every process that ScheduledEcho's namespace. The specs that use the
+// replicas are Serial, so they run in the first process, after the others'.
+var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+	connect()
 	audit = testenv.StartAuditLog()
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
@@ -111,28 +88,67 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Name: leaseName, Namespace: operatorNamespace,
 	}}))).To(Succeed())
 
-	// Two replicas, as the manager's Deployment runs: one leads.
+	// Two replicas, as the manager's Deployment runs: one leads. A failed
+	// spec's report shows their logs, of this run only.
+	Expect(removeReplicaLogs()).To(Succeed())
 	addReplica()
 	addReplica()
 	Eventually(ctx, func(g Gomega) { g.Expect(leaseHolder(ctx, g, operatorNamespace)).NotTo(BeEmpty()) }).Should(Succeed())
-	if !strings.Contains(GinkgoLabelFilter(), "chaos") {
-		ticking = startTicking(ctx)
+	if strings.Contains(GinkgoLabelFilter(), "chaos") {
+		return nil
+	}
+	return []byte(startTicking(ctx).Namespace)
+}, func(ctx SpecContext, tickingNamespace []byte) {
+	connect()
+	if len(tickingNamespace) > 0 {
+		ticking = &seedv1alpha1.ScheduledEcho{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: string(tickingNamespace), Name: tickName}, ticking)).To(Succeed())
 	}
 })
 
-var _ = AfterSuite(func(ctx SpecContext) {
+// connect sets the suite's timeouts and, once per process, its clients and
+// the record of the images.
+func connect() {
+	EnforceDefaultTimeoutsWhenUsingContexts()
+	SetDefaultEventuallyTimeout(90 * time.Second)
+	SetDefaultEventuallyPollingInterval(250 * time.Millisecond)
+	if k8sClient != nil {
+		return
+	}
+
+	kubeconfig := os.Getenv("KUBECONFIG")
+	Expect(kubeconfig).NotTo(BeEmpty(), "KUBECONFIG must name the local cluster: run `make test-e2e`")
+	Expect(os.Getenv("MANAGER")).NotTo(BeEmpty(), "MANAGER must name the manager binary: run `make test-e2e`")
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	cfg.QPS, cfg.Burst = 100, 200
+
+	k8sClient, clientset, err = testenv.ClusterClients(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.Getenv("IMAGES_RECORD")).NotTo(BeEmpty(), "IMAGES_RECORD must name the record of `make images`: run `make test-e2e`")
+	images, err = cluster.ReadImages(os.Getenv("IMAGES_RECORD"))
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// The first process is the last to end, and the only one with replicas.
+var _ = AfterSuite(func() {
 	for _, r := range replicas {
 		r.stop()
 	}
+})
+
+// Once every process has ended, the first compares the operator's RBAC with
+// what it used in the whole run.
+var _ = ReportAfterSuite("every verb the operator's RBAC grants was used, and no rule is a wildcard", func(ctx SpecContext, report Report) {
 	if !wholeSuite() {
 		GinkgoWriter.Println("RBAC: not compared with what the operator used, as only a part of the suite ran")
 		return
 	}
-	if specsFailed > 0 {
-		GinkgoWriter.Printf("RBAC: not compared with what the operator used, as %d specs failed before their end\n", specsFailed)
+	// A failed spec's unfinished steps leave some of the grants unused.
+	if failed := report.SpecReports.CountWithState(types.SpecStateFailureStates); failed > 0 {
+		GinkgoWriter.Printf("RBAC: not compared with what the operator used, as %d specs failed before their end\n", failed)
 		return
 	}
-	By("every verb the operator's RBAC grants was used, and no rule is a wildcard")
 	expectEveryGrantUsed(ctx, audit)
 })
 
@@ -144,9 +160,8 @@ var _ = ReportAfterEach(func(ctx SpecContext, report SpecReport) {
 	if !report.Failed() {
 		return
 	}
-	specsFailed++
-	for _, r := range replicas {
-		AddReportEntry("operator "+r.name, r.tail())
+	for name, tail := range replicaTails() {
+		AddReportEntry("operator "+name, tail)
 	}
 	AddReportEntry("cluster", describeCluster(ctx, namespaces))
 })
