@@ -50,11 +50,14 @@ fuzz-build: ## Compile the fuzz targets' instrumented test programs into the bui
 
 # The OLM suite: OLM v0 and OLM v1 in the cluster install, upgrade and
 # remove the operator from the catalog image, whose pods run on the real
-# node.
+# node. The upgrade under load makes OLM_LOAD resources of each kind (60 for
+# the full form).
+OLM_LOAD ?= 20
+
 .PHONY: test-olm
 test-olm: olm-up olmv1-up operator-sdk ## Run the OLM suite against the local cluster: every install mode, upgrades, uninstall, operator-sdk run bundle and scorecard, the package as OperatorHub shows it, and OLM v1. FOCUS=regexp runs the specs it matches.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) VERSION=$(VERSION) CATALOG_IMG=$(CATALOG_IMG) OPERATOR_SDK=$(OPERATOR_SDK) \
-		PREVIOUS_VERSION=$(PREVIOUS_VERSION) PREVIOUS_CATALOG_IMG=$(PREVIOUS_CATALOG_IMG) \
+		PREVIOUS_VERSION=$(PREVIOUS_VERSION) PREVIOUS_CATALOG_IMG=$(PREVIOUS_CATALOG_IMG) OLM_LOAD=$(OLM_LOAD) \
 		REGISTRY_TLS=$$($(CLUSTER_ENV) $(CLUSTER) registry-tls) CLUSTER_CA=$(CLUSTER_CA) \
 		IMAGES_RECORD=$(IMAGES_RECORD) OLM_IMAGES_RECORD=$(OLM_IMAGES_RECORD) AUDIT_LOG=$(LOCALBIN)/cluster/logs/audit.log \
 		PROMETHEUS_OPERATOR_CRDS=$(PROMETHEUS_OPERATOR_MODULE_DIR)/example/prometheus-operator-crd \
