@@ -11,8 +11,11 @@ E2E_ENV = KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCA
 # node's CPU, or the cluster as a whole) run in the first, after the others.
 E2E_PROCS ?= 3
 
+.PHONY: e2e-prerequisites
+e2e-prerequisites: cluster-up build plugin kustomize helm images monitoring-up ginkgo ## Start and build what the end-to-end suite needs, without running it.
+
 .PHONY: test-e2e
-test-e2e: cluster-up build plugin kustomize helm images monitoring-up ginkgo ## Run the end-to-end suite against the local cluster, with the operator as local processes, and Prometheus (make monitoring-up) scraping it where deployed, in E2E_PROCS processes. FOCUS=regexp runs the specs it matches.
+test-e2e: e2e-prerequisites ## Run the end-to-end suite against the local cluster, with the operator as local processes, and Prometheus (make monitoring-up) scraping it where deployed, in E2E_PROCS processes. FOCUS=regexp runs the specs it matches.
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) hack/operator.sh install
 	$(E2E_ENV) $(GINKGO) run --tags e2e --procs $(E2E_PROCS) --timeout 30m -v --fail-on-empty $(if $(FOCUS),--focus='$(FOCUS)') ./test/e2e
 
