@@ -12,7 +12,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,8 +132,9 @@ func connect() {
 	Expect(err).NotTo(HaveOccurred())
 }
 
-// The first process is the last to end, and the only one with replicas.
-var _ = AfterSuite(func() {
+// The first process has the replicas: it stops them once every process has
+// ended.
+var _ = SynchronizedAfterSuite(func() {}, func() {
 	for _, r := range replicas {
 		r.stop()
 	}
@@ -160,8 +163,9 @@ var _ = ReportAfterEach(func(ctx SpecContext, report SpecReport) {
 	if !report.Failed() {
 		return
 	}
-	for name, tail := range replicaTails() {
-		AddReportEntry("operator "+name, tail)
+	tails := replicaTails()
+	for _, name := range slices.Sorted(maps.Keys(tails)) {
+		AddReportEntry("operator "+name, tails[name])
 	}
 	AddReportEntry("cluster", describeCluster(ctx, namespaces))
 })

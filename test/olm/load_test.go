@@ -35,8 +35,8 @@ var _ = Describe("Upgraded by OLM under load", Serial, func() {
 	It("upgrades while resources are made, scaled and deleted: nothing lost or made twice, no object fought over, all Ready within a minute",
 		func(ctx SpecContext) {
 			perKind := loadPerKind()
-			// Of the first half, made before the upgrade, a tenth of each
-			// kind is deleted during it.
+			// Of the first half, made before the upgrade, a tenth of
+			// OLM_LOAD of each kind is deleted during it.
 			deletedPerKind := perKind / 10
 			source, ns, sub, old := installPrevious(ctx, "seed-load")
 			// The load's pods run on the kwok nodes, the operator's on the
@@ -137,7 +137,7 @@ var _ = Describe("Upgraded by OLM under load", Serial, func() {
 func loadPerKind() int {
 	n, err := strconv.Atoi(os.Getenv("OLM_LOAD"))
 	Expect(err).NotTo(HaveOccurred(), "OLM_LOAD must be a number of resources per kind: run `make test-olm`")
-	Expect(n).To(BeNumerically(">=", 10), "OLM_LOAD must leave a tenth of the first half's resources to delete")
+	Expect(n).To(BeNumerically(">=", 10), "OLM_LOAD must be at least 10, so that a tenth of it is deleted")
 	return n
 }
 
