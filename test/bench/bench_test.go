@@ -292,14 +292,21 @@ func TestPreviousOf(t *testing.T) {
 		}
 		return committedRun{file: file, report: &report{Date: date, Runs: []sizeResult{size}}}
 	}
+	// A run of three at N=1000: ratios 3, 1 and 2.
+	repeated := run("repeated.json", "2026-04-01T00:00:00Z", 1000, "Echo")
+	for _, ratio := range []float64{1, 2} {
+		repeated.report.Runs = append(repeated.report.Runs, sizeResult{N: 1000, Kinds: []kindResult{{Kind: "Echo", Ratio: ratio}}})
+	}
+	repeated.report.Runs[0].Kinds[0].Ratio = 3
 	runs := []committedRun{
 		run("old.json", "2026-01-01T00:00:00Z", 1000, "WebServer", "Echo"),
 		run("newer.json", "2026-02-01T00:00:00Z", 1000, "Echo"),
 		run("small.json", "2026-03-01T00:00:00Z", 100, "WebServer"),
 	}
-	found, _, ok := previousOf(runs, 1000, "WebServer")
+	found, olds, ok := previousOf(runs, 1000, "WebServer")
 	g.Expect(ok).To(BeTrue())
 	g.Expect(found.file).To(Equal("old.json"), "the newest with the kind at that size")
+	g.Expect(olds).To(HaveLen(1))
 	found, _, _ = previousOf(runs, 1000, "Echo")
 	g.Expect(found.file).To(Equal("newer.json"))
 	_, _, ok = previousOf(runs, 5000, "Echo")
@@ -308,8 +315,15 @@ func TestPreviousOf(t *testing.T) {
 	var out strings.Builder
 	g.Expect(sizeResult{N: 1000, Kinds: []kindResult{{Kind: "WebServer", Ratio: 4}, {Kind: "DemoVolume"}}}.printPrevious(&out, runs)).To(Succeed())
 	g.Expect(out.String()).To(And(
-		ContainSubstring("WebServer, against old.json"), ContainSubstring("ratio to raw 8.00 -> 4.00 (x0.50)"),
+		ContainSubstring("WebServer, against old.json (, 2026-01-01T00:00:00Z): "), ContainSubstring("ratio to raw 8.00 -> 4.00 (x0.50)"),
 		ContainSubstring("operator s 0.00 -> 0.00 (-)"), ContainSubstring("DemoVolume: no committed run of N=1000")))
+
+	// Against a run of three, each figure's median, not the first run's.
+	out.Reset()
+	g.Expect(sizeResult{N: 1000, Kinds: []kindResult{{Kind: "Echo", Ratio: 4}}}.printPrevious(&out, append(runs, repeated))).To(Succeed())
+	g.Expect(out.String()).To(And(
+		ContainSubstring("Echo, against repeated.json (, 2026-04-01T00:00:00Z, the median of 3 runs): "),
+		ContainSubstring("ratio to raw 2.00 -> 4.00 (x2.00)")))
 }
 
 func TestCommittedRunsLoad(t *testing.T) {
