@@ -320,7 +320,7 @@ func TestPreviousOf(t *testing.T) {
 
 	// Against a run of three, each figure's median, not the first run's.
 	out.Reset()
-	g.Expect(sizeResult{N: 1000, Kinds: []kindResult{{Kind: "Echo", Ratio: 4}}}.printPrevious(&out, append(runs, repeated))).To(Succeed())
+	g.Expect(sizeResult{N: 1000, Kinds: []kindResult{{Kind: "Echo", Ratio: 4}}}.printPrevious(&out, slices.Concat(runs, []committedRun{repeated}))).To(Succeed())
 	g.Expect(out.String()).To(And(
 		ContainSubstring("Echo, against repeated.json (, 2026-04-01T00:00:00Z, the median of 3 runs): "),
 		ContainSubstring("ratio to raw 2.00 -> 4.00 (x2.00)")))
