@@ -48,6 +48,19 @@ func (cl *Cluster) Started(name string) (time.Time, error) {
 	return started, err
 }
 
+// ResetRestartBackOff has the cluster start the controller manager and the
+// scheduler again at once the next time they exit, as the kubelet does
+// once a container has run 10 minutes: the back-off earlier exits left
+// no longer counts.
+func (cl *Cluster) ResetRestartBackOff() error {
+	for _, p := range []process{cl.controllerManager(), cl.scheduler()} {
+		if err := cl.ps.resetBackOff(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Kill ends a component of the running cluster at once (SIGKILL), as a
 // crash would, and waits until it is gone; Restart brings it back.
 func (cl *Cluster) Kill(name string) error {

@@ -200,6 +200,15 @@ func (ps processes) pidFile(name string) string { return filepath.Join(ps.pids, 
 
 func (ps processes) restartsFile(name string) string { return filepath.Join(ps.pids, name+".restarts") }
 
+// resetBackOff has the supervisor of p start it again at once at its next
+// exit, as after a run of 10 minutes.
+func (ps processes) resetBackOff(p process) error {
+	if !p.supervised {
+		return fmt.Errorf("%s is not supervised", p.name)
+	}
+	return os.WriteFile(ps.restartsFile(p.name)+".reset", nil, 0o644)
+}
+
 func (ps processes) supervisor() string { return filepath.Join(ps.pids, "supervise.sh") }
 
 func (ps processes) log(name string) string { return filepath.Join(ps.logs, name+".log") }

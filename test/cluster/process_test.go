@@ -51,3 +51,28 @@ func readFile(path string) string {
 	data, _ := os.ReadFile(path)
 	return string(data)
 }
+
+// A reset back-off has the supervisor start the process again at once at
+// its next exit, where it would have waited 10 s.
+func TestSupervisedProcessRestartsAtOnceAfterReset(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	ps := processes{pids: filepath.Join(dir, "pids"), logs: dir}
+	g.Expect(os.MkdirAll(ps.pids, 0o755)).To(Succeed())
+	runs, exit := filepath.Join(dir, "runs"), filepath.Join(dir, "exit")
+	// It exits at once the first time, once told to the second, and runs
+	// until stopped the third.
+	p := process{name: "flaky", binary: "sh", supervised: true, args: []string{"-c",
+		`echo run >>"$0"; case $(wc -l <"$0") in 1) exit 3;; 2) until [ -e "$1" ]; do sleep 0.1; done; exit 3;; esac; exec sleep 600`,
+		runs, exit}}
+	g.Expect(ps.start(p)).To(Succeed())
+	t.Cleanup(func() { _ = ps.stop(p, 5*time.Second) })
+
+	g.Eventually(func() string { return readFile(runs) }).WithTimeout(5 * time.Second).Should(Equal("run\nrun\n"))
+	g.Expect(ps.resetBackOff(p)).To(Succeed())
+	g.Expect(os.WriteFile(exit, nil, 0o644)).To(Succeed())
+	g.Eventually(func() string { return readFile(runs) }).WithTimeout(5*time.Second).
+		Should(Equal("run\nrun\nrun\n"), "not started again at once after the reset")
+	g.Expect(readFile(ps.log(p.name))).To(MatchRegexp(`restart 2 in 0s`))
+	g.Expect(ps.restartsFile(p.name) + ".reset").NotTo(BeAnExistingFile())
+}

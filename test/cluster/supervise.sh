@@ -4,10 +4,12 @@
 # at once the first time, then after 10 s, doubled at each exit up to 5
 # minutes, and at once again after a run of 10 minutes. The file RESTARTS
 # holds how many times it was restarted and when it was last started
-# (seconds since the epoch). Each exit is logged with its time. SIGTERM
-# stops the command, then the supervision.
+# (seconds since the epoch). A file RESTARTS.reset, when there at an exit,
+# resets the back-off as such a run would, and is removed. Each exit is
+# logged with its time. SIGTERM stops the command, then the supervision.
 set -u
 restarts_file=$1
+reset_file=$restarts_file.reset
 shift
 restarts=0
 delay=0
@@ -24,8 +26,9 @@ while :; do
   exited=$EPOCHREALTIME
   child=
   ran=$((SECONDS - started))
-  if ((ran >= 600)); then
+  if ((ran >= 600)) || [[ -e $reset_file ]]; then
     delay=0
+    rm -f "$reset_file"
   fi
   restarts=$((restarts + 1))
   echo "$restarts $started_at" >"$restarts_file"

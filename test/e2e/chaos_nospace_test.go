@@ -39,6 +39,7 @@ var _ = Describe("Out of space", Label("chaos"), Serial, func() {
 		objs := burst(ctx, namespace, perKind)
 
 		By(fmt.Sprintf("raising etcd's NOSPACE alarm for %s while the operator reconciles them", fullFor))
+		freshBackOff(controlPlane)
 		inProgress := notReadyIn(ctx, namespace)
 		audit := testenv.StartAuditLog()
 		raised := time.Now()
