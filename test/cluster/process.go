@@ -206,8 +206,12 @@ func (ps processes) resetBackOff(p process) error {
 	if !p.supervised {
 		return fmt.Errorf("%s is not supervised", p.name)
 	}
-	return os.WriteFile(ps.restartsFile(p.name)+".reset", nil, 0o644)
+	return os.WriteFile(ps.resetFile(p.name), nil, 0o644)
 }
+
+// resetFile is the marker supervise.sh reads: the restarts file's name
+// with .reset added.
+func (ps processes) resetFile(name string) string { return ps.restartsFile(name) + ".reset" }
 
 func (ps processes) supervisor() string { return filepath.Join(ps.pids, "supervise.sh") }
 

@@ -74,5 +74,5 @@ func TestSupervisedProcessRestartsAtOnceAfterReset(t *testing.T) {
 	g.Eventually(func() string { return readFile(runs) }).WithTimeout(5*time.Second).
 		Should(Equal("run\nrun\nrun\n"), "not started again at once after the reset")
 	g.Expect(readFile(ps.log(p.name))).To(MatchRegexp(`restart 2 in 0s`))
-	g.Expect(ps.restartsFile(p.name) + ".reset").NotTo(BeAnExistingFile())
+	g.Expect(ps.resetFile(p.name)).NotTo(BeAnExistingFile(), "the marker removed once used")
 }
