@@ -65,7 +65,7 @@ func fuzzConfig(f *testing.F) (*rest.Config, error) {
 	env := crdEnvironment()
 	cfg, err := env.Start()
 	if err != nil {
-		return nil, fmt.Errorf("starting the API server (make test builds it): %w", err)
+		return nil, errors.Join(fmt.Errorf("starting the API server (make test builds it): %w", err), stopStarted(env))
 	}
 	f.Cleanup(func() {
 		if err := env.Stop(); err != nil {

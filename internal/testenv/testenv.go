@@ -5,9 +5,11 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -51,9 +53,28 @@ func Start(owned ...cached.Owned) (*Env, error) {
 	env := crdEnvironment()
 	cfg, err := env.Start()
 	if err != nil {
-		return nil, fmt.Errorf("starting the API server: %w", err)
+		return nil, errors.Join(fmt.Errorf("starting the API server: %w", err), stopStarted(env))
 	}
+	e, err := operatorEnv(env, cfg, owned...)
+	if err != nil {
+		return nil, errors.Join(err, stopStarted(env))
+	}
+	return e, nil
+}
 
+// stopStarted stops what env started: its Start leaves etcd and the API
+// server running when a step after theirs fails, such as installing the
+// CRDs.
+func stopStarted(env *envtest.Environment) error {
+	if err := env.Stop(); err != nil {
+		return fmt.Errorf("stopping the API server: %w", err)
+	}
+	return nil
+}
+
+// operatorEnv is the Env of the API server env runs at cfg: a client of
+// it, and the operator's manager and Applier.
+func operatorEnv(env *envtest.Environment, cfg *rest.Config, owned ...cached.Owned) (*Env, error) {
 	scheme := clientgoscheme.Scheme
 	utilruntime.Must(seedv1alpha1.AddToScheme(scheme))
 	utilruntime.Must(snapshotv1.AddToScheme(scheme))
@@ -98,6 +119,9 @@ func crdEnvironment() *envtest.Environment {
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join(ProjectRoot(), "config", "crd", "bases"), os.Getenv("SNAPSHOT_CRDS")},
 		ErrorIfCRDPathMissing: true,
+		// envtest waits 10 s for the CRDs to be served, which an API server
+		// that has just started on a busy machine can miss.
+		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: time.Minute},
 	}
 	// As OpenShift and the local cluster run it: changing an object's
 	// owner references takes delete on it, and blocking its owner's
