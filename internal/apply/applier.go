@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/events"
@@ -186,13 +188,10 @@ func (a *Applier) create(
 	kind := ptr.Deref(desired.GetKind(), "")
 	om := objectMeta(desired)
 	om.ResourceVersion = ptr.To(absentVersion)
-	_, err = a.apply(ctx, owner, desired, key, nil, nil)
+	_, err = a.apply(ctx, owner, desired, key, nil, nil, live)
 	om.ResourceVersion = nil
 	if err != nil {
 		return apierrors.IsConflict(err), err
-	}
-	if err := remarshal(desired, live); err != nil {
-		return false, fmt.Errorf("reading the created %s %s: %w", kind, key, err)
 	}
 	a.conflicts.resolved(conflictKey{kind: kind, namespace: key.Namespace, name: key.Name, owner: owner.GetUID()})
 	a.recordChange(ctx, owner, live, kind, true, true, o.repairs(owner), nil)
@@ -226,14 +225,10 @@ func (a *Applier) update(
 		}
 	}
 
-	created, err := a.apply(ctx, owner, desired, key, previous, foreign)
+	created, err := a.apply(ctx, owner, desired, key, previous, foreign, live)
 	if err != nil {
 		copyInto(live, previous)
 		return err
-	}
-	// The client decoded the API server's answer into desired.
-	if err := remarshal(desired, live); err != nil {
-		return fmt.Errorf("reading the applied %s %s: %w", kind, key, err)
 	}
 	changed := len(foreign) > 0 || previous.GetResourceVersion() != live.GetResourceVersion()
 	a.recordChange(ctx, owner, live, kind, created, changed, o.repairs(owner), foreign)
@@ -294,9 +289,18 @@ func (a *Applier) byName(ctx context.Context, key client.ObjectKey, empty client
 }
 
 // apply applies desired, after removing the spec fields that the foreign
-// managers added to previous, and tells whether it created the object.
+// managers added to previous, and tells whether it created the object. On
+// success, live, an empty object of desired's type, is the API server's
+// answer; on failure it is left empty.
+//
+// The apply is a patch of the typed object rather than controller-runtime's
+// Apply of the configuration: the answer then comes as protobuf for the
+// built-in kinds, decoded once into live, where Apply reads it as JSON into
+// the configuration, which then takes another round trip through JSON to
+// become a typed object.
 func (a *Applier) apply(
 	ctx context.Context, owner kube.Object, desired ApplyConfiguration, key client.ObjectKey, previous client.Object, foreign []string,
+	live client.Object,
 ) (bool, error) {
 	kind := ptr.Deref(desired.GetKind(), "")
 	if len(foreign) > 0 {
@@ -304,8 +308,16 @@ func (a *Applier) apply(
 			return false, fmt.Errorf("repairing %s %s: %w", kind, key, err)
 		}
 	}
+	body, err := json.Marshal(desired)
+	if err != nil {
+		return false, fmt.Errorf("encoding the apply of %s %s: %w", kind, key, err)
+	}
+	answer, _ := live.DeepCopyObject().(client.Object)
+	answer.SetNamespace(key.Namespace)
+	answer.SetName(key.Name)
 	ctx, status := withResponseStatus(ctx)
-	if err := a.Writer.Apply(ctx, desired, client.FieldOwner(kube.FieldManager), client.ForceOwnership); err != nil {
+	if err := a.Writer.Patch(ctx, answer, client.RawPatch(types.ApplyPatchType, body),
+		client.FieldOwner(kube.FieldManager), client.ForceOwnership); err != nil {
 		err = summarized(err)
 		// A namespace being deleted refuses the event as it refused the
 		// object, and the owner goes with it. A conflict is a create that
@@ -315,6 +327,7 @@ func (a *Applier) apply(
 		}
 		return false, fmt.Errorf("applying %s %s: %w", kind, key, err)
 	}
+	copyInto(live, answer)
 	return *status == http.StatusCreated, nil
 }
 
