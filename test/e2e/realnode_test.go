@@ -238,7 +238,7 @@ var _ = Describe("On the real node", func() {
 		}
 	})
 
-	It("starts an ImmortalContainer's container again each time it exits, waiting longer each time, and counts every start",
+	It("starts an ImmortalContainer's container again each time it exits, waiting longer each time, and counts every start", long,
 		func(ctx SpecContext) {
 			ic := &seedv1alpha1.ImmortalContainer{
 				ObjectMeta: metav1.ObjectMeta{Name: "brief", Namespace: namespace},

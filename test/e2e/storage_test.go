@@ -158,7 +158,7 @@ var _ = Describe("The storage lifecycle on the real node", func() {
 		}).WithTimeout(time.Minute).Should(Succeed())
 	})
 
-	It("grows a DemoVolume by itself once for each fill, measured on the grown volume", func(ctx SpecContext) {
+	It("grows a DemoVolume by itself once for each fill, measured on the grown volume", long, func(ctx SpecContext) {
 		// maxSize leaves room for more growths than the fills call for:
 		// one growth too many shows in the claim's size.
 		dv := &seedv1alpha1.DemoVolume{

@@ -65,6 +65,12 @@ func TestE2E(t *testing.T) {
 	RunSpecs(t, "seed-operator end to end")
 }
 
+// long marks a spec that runs in parallel and waits for a minute or more:
+// such specs start first, so that the processes end their parallel specs
+// at about the same time, rather than one starting the longest last while
+// the others wait for it before the Serial specs.
+var long = SpecPriority(1)
+
 // Make runs the suite in parallel processes: the first starts the
 // operator's replicas and the ScheduledEcho that ticks through the run, and
 // hands every process that ScheduledEcho's namespace. The specs that use the
