@@ -75,11 +75,11 @@ BENCH_KINDS ?= WebServer,Echo,ImmortalContainer,DemoVolume
 BENCH_REPEAT ?= 1
 
 .PHONY: bench
-bench: cluster-up build kustomize ## Measure the operator against raw client-go on the kwok nodes (BENCH_N, BENCH_KINDS, BENCH_IDLE, BENCH_REPEAT, BENCH_FLAGS for the operator, BENCH_MEMORY_LIMIT for its container's, BENCH_OUT, BENCH_ALLOW_BUSY): a table, and JSON (default in bin/bench).
+bench: cluster-up build kustomize ## Measure the operator against raw client-go on the kwok nodes (BENCH_N, BENCH_KINDS, BENCH_IDLE, BENCH_REPEAT, BENCH_FLAGS for the operator, BENCH_MEMORY_LIMIT for its container's, BENCH_OUT, BENCH_ALLOW_BUSY, BENCH_PROFILE): a table, and JSON (default in bin/bench).
 	KUBECONFIG=$(CLUSTER_KUBECONFIG) KUSTOMIZE=$(KUSTOMIZE) MANAGER=$(LOCALBIN)/manager KWOK_VERSION=$(KWOK_VERSION) \
 		$(GO) run ./test/bench -cluster $(LOCALBIN)/cluster -n $(BENCH_N) -kinds $(BENCH_KINDS) -idle $(BENCH_IDLE) -repeat $(BENCH_REPEAT) \
 		$(if $(BENCH_MEMORY_LIMIT),-memory-limit $(BENCH_MEMORY_LIMIT)) $(if $(BENCH_OUT),-out $(BENCH_OUT)) \
-		$(if $(filter true,$(BENCH_ALLOW_BUSY)),-allow-busy) -- $(BENCH_FLAGS)
+		$(if $(filter true,$(BENCH_ALLOW_BUSY)),-allow-busy) $(if $(filter false,$(BENCH_PROFILE)),-profile=false) -- $(BENCH_FLAGS)
 
 .PHONY: bench-compare
 bench-compare: ## Print the ratios of two benchmark runs: OLD=a.json NEW=b.json.

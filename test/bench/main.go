@@ -60,6 +60,8 @@ type config struct {
 	// previous is the folder of the committed runs each figure is
 	// compared with.
 	previous string
+	// profile takes the operator's CPU profiles in each burst.
+	profile bool
 }
 
 func main() {
@@ -95,6 +97,7 @@ func parseFlags() (config, error) {
 	flag.StringVar(&cfg.cluster, "cluster", filepath.Join("bin", "cluster"), "The local cluster's directory, where its processes' pid files are.")
 	flag.BoolVar(&cfg.allowBusy, "allow-busy", false, "Measure even when the cluster holds another burst's objects.")
 	flag.StringVar(&cfg.previous, "previous", filepath.Join("test", "bench", "results"), "The committed runs to compare each figure with.")
+	flag.BoolVar(&cfg.profile, "profile", true, "Take the operator's CPU profiles in each burst (false: to see what the profiler adds to its figures).")
 	memoryLimit := flag.String("memory-limit", "", "The operator's container memory limit, such as 128Mi (default config/manager's).")
 	flag.Parse()
 	cfg.flags = flag.Args()

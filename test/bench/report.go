@@ -27,8 +27,11 @@ type report struct {
 	OperatorFlags []string `json:"operatorFlags,omitempty"`
 	// MemoryLimitBytes is the operator's container memory limit, of which
 	// its Go runtime keeps to a share.
-	MemoryLimitBytes int64        `json:"memoryLimitBytes,omitempty"`
-	Runs             []sizeResult `json:"runs"`
+	MemoryLimitBytes int64 `json:"memoryLimitBytes,omitempty"`
+	// Unprofiled runs took no CPU profiles of the operator, whose costs
+	// are then not in its figures.
+	Unprofiled bool         `json:"unprofiled,omitempty"`
+	Runs       []sizeResult `json:"runs"`
 }
 
 type machine struct {
@@ -139,6 +142,7 @@ func newReport(cfg config, kubeVersion string) *report {
 		Workers:          cfg.workers,
 		OperatorFlags:    cfg.flags,
 		MemoryLimitBytes: cfg.memoryLimit,
+		Unprofiled:       !cfg.profile,
 	}
 }
 

@@ -129,10 +129,12 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 			return res, err
 		}
 		profiling, stopProfiling := context.WithCancel(ctx)
-		profiles, err := op.profileCPU(profiling, "cpu-"+strings.ToLower(k.name))
-		if err != nil {
-			stopProfiling()
-			return res, err
+		var profiles string
+		if cfg.profile {
+			if profiles, err = op.profileCPU(profiling, "cpu-"+strings.ToLower(k.name)); err != nil {
+				stopProfiling()
+				return res, err
+			}
 		}
 		b, err := c.inNamespace(ctx, namespace, func() (burstResult, error) {
 			return c.burst(ctx, namespace, n, cfg.workers, k.operator, timeout)
@@ -150,7 +152,9 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 			return res, err
 		}
 		res.Kinds[i].Operator = operatorFigures(b, before, after, n, events, k.controller)
-		fmt.Printf("N=%d %s: the operator's CPU profiles of the burst: go tool pprof -top %s\n", n, k.name, profiles)
+		if cfg.profile {
+			fmt.Printf("N=%d %s: the operator's CPU profiles of the burst: go tool pprof -top %s\n", n, k.name, profiles)
+		}
 		res.Kinds[i].Ratio = b.Seconds / res.Kinds[i].Baseline.Seconds
 	}
 
