@@ -214,6 +214,22 @@ func (o *operator) saveHeapProfile(ctx context.Context) (string, error) {
 	return path, os.WriteFile(path, []byte(body), 0o644)
 }
 
+// profileBurst starts the operator's CPU profiles of a burst of n of kind,
+// when on, says where they go, and returns what stops them.
+func (o *operator) profileBurst(ctx context.Context, on bool, n int, kind string) (context.CancelFunc, error) {
+	if !on {
+		return func() {}, nil
+	}
+	ctx, stop := context.WithCancel(ctx)
+	profiles, err := o.profileCPU(ctx, "cpu-"+strings.ToLower(kind))
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	fmt.Printf("N=%d %s: the operator's CPU profiles of the burst: go tool pprof -top %s\n", n, kind, profiles)
+	return stop, nil
+}
+
 // cpuProfileSeconds is the length of each CPU profile profileCPU takes:
 // short, since a burst's end cuts the last one off unsaved.
 const cpuProfileSeconds = 5

@@ -128,13 +128,9 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 		if err != nil {
 			return res, err
 		}
-		profiling, stopProfiling := context.WithCancel(ctx)
-		var profiles string
-		if cfg.profile {
-			if profiles, err = op.profileCPU(profiling, "cpu-"+strings.ToLower(k.name)); err != nil {
-				stopProfiling()
-				return res, err
-			}
+		stopProfiling, err := op.profileBurst(ctx, cfg.profile, n, k.name)
+		if err != nil {
+			return res, err
 		}
 		b, err := c.inNamespace(ctx, namespace, func() (burstResult, error) {
 			return c.burst(ctx, namespace, n, cfg.workers, k.operator, timeout)
@@ -152,9 +148,6 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 			return res, err
 		}
 		res.Kinds[i].Operator = operatorFigures(b, before, after, n, events, k.controller)
-		if cfg.profile {
-			fmt.Printf("N=%d %s: the operator's CPU profiles of the burst: go tool pprof -top %s\n", n, k.name, profiles)
-		}
 		res.Kinds[i].Ratio = b.Seconds / res.Kinds[i].Baseline.Seconds
 	}
 
