@@ -68,8 +68,8 @@ func fuzzConfig(f *testing.F) (*rest.Config, error) {
 		return nil, errors.Join(fmt.Errorf("starting the API server (make test builds it): %w", err), stopStarted(env))
 	}
 	f.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			f.Errorf("stopping the API server: %v", err)
+		if err := stopStarted(env); err != nil {
+			f.Error(err)
 		}
 	})
 	return cfg, nil

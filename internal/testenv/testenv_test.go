@@ -3,7 +3,6 @@ package testenv
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -25,28 +24,23 @@ func TestStartStopsTheControlPlaneWhenItFails(t *testing.T) {
 	}
 }
 
-// children are the commands of this process's running children.
+// children are the pids and names of this process's children, which the
+// kernel lists by the thread that started each.
 func children(t *testing.T) []string {
 	t.Helper()
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	lists, err := filepath.Glob("/proc/self/task/*/children")
 	if err != nil {
 		t.Fatal(err)
 	}
-	parent := strconv.Itoa(os.Getpid())
 	var found []string
-	for _, path := range stats {
-		stat, err := os.ReadFile(path)
+	for _, list := range lists {
+		pids, err := os.ReadFile(list)
 		if err != nil {
-			continue // gone meanwhile
+			continue // the thread ended meanwhile
 		}
-		// pid (comm) state ppid ...: comm may hold spaces, not ")".
-		end := strings.LastIndexByte(string(stat), ')')
-		if end < 0 {
-			continue
-		}
-		fields := strings.Fields(string(stat)[end+1:])
-		if len(fields) > 2 && fields[1] == parent && fields[0] != "Z" {
-			found = append(found, string(stat)[:end+1])
+		for _, pid := range strings.Fields(string(pids)) {
+			comm, _ := os.ReadFile(filepath.Join("/proc", pid, "comm"))
+			found = append(found, pid+" "+strings.TrimSpace(string(comm)))
 		}
 	}
 	return found
