@@ -47,8 +47,8 @@ type Reconciler struct {
 // Reconcile applies the desired Deployment, Service and autoscaler, rolls a
 // failed rollout back, then writes the status observed from the
 // Deployment, its pods and the autoscaler; a new WebServer's first status
-// waits a little for the Deployment controller's first report (see
-// untilFirstReport). Owned objects are deleted by
+// waits a little for the Deployment to be ready (see untilFirstStatus).
+// Owned objects are deleted by
 // the garbage collector through their owner references, so deletion needs
 // no finalizer.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -80,10 +80,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		applyErr = r.Applier.Apply(ctx, ws, desiredDeployment(ws), deployment, apply.Exclusive(), apply.Deliberate())
 	}
 
-	if wait := untilFirstReport(ws, deployment, time.Now()); wait > 0 && applyErr == nil {
+	computeStatus(ws, deployment, autoscaler, pods, applyErr)
+	if wait := untilFirstStatus(original, ws, deployment, time.Now()); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	computeStatus(ws, deployment, autoscaler, pods, applyErr)
 	return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, ws))
 }
 

@@ -86,6 +86,24 @@ var _ = Describe("WebServer controller", func() {
 			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
 		}).Should(Succeed())
 	}
+	// reportStarting plays the Deployment controller's first report on a
+	// new Deployment: every pod made, none ready yet.
+	reportStarting := func(ctx SpecContext, name string) {
+		Eventually(ctx, func(g Gomega) {
+			d := &appsv1.Deployment{}
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, d)).To(Succeed())
+			n := *d.Spec.Replicas
+			d.Status = appsv1.DeploymentStatus{
+				ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, UnavailableReplicas: n,
+				Conditions: []appsv1.DeploymentCondition{{
+					Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse,
+					Reason: "MinimumReplicasUnavailable", Message: "Deployment does not have minimum availability.",
+					LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+				}},
+			}
+			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+		}).Should(Succeed())
+	}
 	expectReady := func(ctx SpecContext, name string, status metav1.ConditionStatus, reason string) {
 		ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
 		testenv.ExpectCondition(ctx, k8sClient, ws, seedv1alpha1.ConditionReady, status, reason)
@@ -151,7 +169,7 @@ var _ = Describe("WebServer controller", func() {
 		expectReady(ctx, "web", metav1.ConditionFalse, reasonPodsNotReady)
 	})
 
-	It("writes a new WebServer's first status once the Deployment controller reports, not before", func(ctx SpecContext) {
+	It("writes a new WebServer's first status once, Ready, when its pods are ready within the grace", func(ctx SpecContext) {
 		watcher, err := client.NewWithWatch(env.Config, client.Options{Scheme: k8sClient.Scheme()})
 		Expect(err).NotTo(HaveOccurred())
 		events, err := watcher.Watch(ctx, &seedv1alpha1.WebServerList{}, client.InNamespace(namespace))
@@ -160,6 +178,10 @@ var _ = Describe("WebServer controller", func() {
 
 		create(ctx, "web")
 		deploymentOf(ctx, "web")
+		reportStarting(ctx, "web")
+		Consistently(ctx, func(g Gomega) {
+			g.Expect(webServer(ctx, g, "web").Status.Conditions).To(BeEmpty())
+		}, "2s").Should(Succeed(), "no status while the pods start")
 		rollOut(ctx, "web")
 		expectReady(ctx, "web", metav1.ConditionTrue, reasonReady)
 
@@ -177,15 +199,19 @@ var _ = Describe("WebServer controller", func() {
 		Expect(written).To(Equal([]string{reasonReady}), "the Ready reasons the WebServer's status had, in order")
 	})
 
+	It("says what the Deployment controller reported once the grace is over", func(ctx SpecContext) {
+		create(ctx, "web")
+		d := deploymentOf(ctx, "web")
+		reportStarting(ctx, "web")
+		expectReady(ctx, "web", metav1.ConditionFalse, reasonPodsNotReady)
+		expectFirstStatusAfterGrace(webServer(ctx, Default, "web"), d)
+	})
+
 	It("says the Deployment controller is awaited once the first report is late", func(ctx SpecContext) {
 		create(ctx, "web")
 		d := deploymentOf(ctx, "web")
 		expectReady(ctx, "web", metav1.ConditionFalse, reasonAwaitingDeployment)
-
-		ready := meta.FindStatusCondition(webServer(ctx, Default, "web").Status.Conditions, seedv1alpha1.ConditionReady)
-		// Both times are in whole seconds.
-		Expect(ready.LastTransitionTime.Sub(d.CreationTimestamp.Time)).To(BeNumerically(">=", firstReportGrace-time.Second),
-			"from the Deployment's creation to the first status")
+		expectFirstStatusAfterGrace(webServer(ctx, Default, "web"), d)
 	})
 
 	It("scales the Deployment when spec.replicas changes", func(ctx SpecContext) {
@@ -754,3 +780,13 @@ var _ = Describe("WebServer controller", func() {
 		})
 	})
 })
+
+// expectFirstStatusAfterGrace checks that ws's first status, its Ready
+// condition, came no sooner than the grace after deployment's creation.
+func expectFirstStatusAfterGrace(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment) {
+	ready := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady)
+	Expect(ready).NotTo(BeNil())
+	// Both times are in whole seconds.
+	Expect(ready.LastTransitionTime.Sub(deployment.CreationTimestamp.Time)).To(BeNumerically(">=", firstStatusGrace-time.Second),
+		"from the Deployment's creation to the first status")
+}

@@ -2,6 +2,7 @@ package webserver
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -29,24 +30,33 @@ const (
 	reasonWithinRange        = "WithinRange"
 )
 
-// firstReportGrace is how long a new WebServer's first status waits for
-// the Deployment controller to report on the Deployment just made. A new
-// WebServer then gets one status write where it got two, AwaitingDeployment
-// and then what the report says: in a burst of creations, the reconcile
-// the report brings mostly runs once the pods are ready. After the grace, a
-// Deployment controller that has not reported is said to be awaited.
-const firstReportGrace = 5 * time.Second
+// firstStatusGrace is how long a new WebServer's first status waits for
+// the Deployment controller to report the Deployment just made ready. A
+// new WebServer then gets one status write, Ready, where it got two or
+// three (awaiting the Deployment, pods not ready, then Ready): its pods
+// are mostly ready within seconds, in a burst of creations too. After the
+// grace the status says what the Deployment controller last reported, or
+// that it is awaited.
+const firstStatusGrace = 5 * time.Second
 
-// untilFirstReport is how much longer ws's first status waits for the
-// Deployment controller's first report on deployment: zero once either has
-// a status, or once the grace from the Deployment's creation is over. The
-// creation time is the API server's clock, so the wait is never longer
-// than the grace, however far behind the operator's clock is.
-func untilFirstReport(ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, now time.Time) time.Duration {
-	if ws.Status.ObservedGeneration != 0 || deployment.Status.ObservedGeneration != 0 || deployment.CreationTimestamp.IsZero() {
+// rollingOut are the reasons of the Ready condition a new Deployment
+// passes through on its way to ready; any other is worth writing at once.
+var rollingOut = []string{reasonAwaitingDeployment, reasonRollingOut, reasonPodsNotReady}
+
+// untilFirstStatus is how much longer a new WebServer's first status, ws's
+// as computeStatus made it from deployment, waits for the Deployment to be
+// ready: zero once original (the WebServer as read) has a status, once ws
+// is Ready or says why it cannot be, or once the grace from the
+// Deployment's creation is over. The creation time is the API server's
+// clock, so the wait is never longer than the grace, however far behind
+// the operator's clock is.
+func untilFirstStatus(original, ws *seedv1alpha1.WebServer, deployment *appsv1.Deployment, now time.Time) time.Duration {
+	ready := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.ConditionReady)
+	if original.Status.ObservedGeneration != 0 || deployment.CreationTimestamp.IsZero() ||
+		ready == nil || !slices.Contains(rollingOut, ready.Reason) {
 		return 0
 	}
-	return min(firstReportGrace, max(0, deployment.CreationTimestamp.Add(firstReportGrace).Sub(now)))
+	return min(firstStatusGrace, max(0, deployment.CreationTimestamp.Add(firstStatusGrace).Sub(now)))
 }
 
 // computeStatus rebuilds a WebServer's status from its Deployment and

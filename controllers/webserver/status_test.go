@@ -194,65 +194,102 @@ func TestComputeStatus(t *testing.T) {
 	}
 }
 
-func TestUntilFirstReport(t *testing.T) {
+func TestUntilFirstStatus(t *testing.T) {
 	made := time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
-	created := func(d *appsv1.Deployment) *appsv1.Deployment {
+	created := func(status appsv1.DeploymentStatus) *appsv1.Deployment {
+		d := deploymentWith(status)
 		d.CreationTimestamp = metav1.NewTime(made)
 		return d
 	}
-	reported := func(ws *seedv1alpha1.WebServer) *seedv1alpha1.WebServer {
-		ws.Status.ObservedGeneration = ws.Generation
-		return ws
-	}
+	unreported := appsv1.DeploymentStatus{}
+	notReady := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1}
+	ready := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
+	reported := func(ws *seedv1alpha1.WebServer) { ws.Status.ObservedGeneration = ws.Generation }
 	tests := []struct {
 		name       string
-		ws         *seedv1alpha1.WebServer
+		original   *seedv1alpha1.WebServer
 		deployment *appsv1.Deployment
+		applyErr   error
 		now        time.Time
 		want       time.Duration
 	}{
 		{
 			name:       "a new WebServer's Deployment just made, not yet reported",
-			ws:         newWebServer(),
-			deployment: created(deploymentWith(appsv1.DeploymentStatus{})),
+			original:   newWebServer(),
+			deployment: created(unreported),
 			now:        made.Add(2 * time.Second),
 			want:       3 * time.Second,
 		},
 		{
+			name:       "reported, its pod not yet ready",
+			original:   newWebServer(),
+			deployment: created(notReady),
+			now:        made.Add(time.Second),
+			want:       4 * time.Second,
+		},
+		{
+			name:       "reported, its pod not yet made",
+			original:   newWebServer(),
+			deployment: created(appsv1.DeploymentStatus{ObservedGeneration: 2}),
+			now:        made.Add(time.Second),
+			want:       4 * time.Second,
+		},
+		{
 			name:       "the operator's clock a minute behind the API server's",
-			ws:         newWebServer(),
-			deployment: created(deploymentWith(appsv1.DeploymentStatus{})),
+			original:   newWebServer(),
+			deployment: created(notReady),
 			now:        made.Add(-time.Minute),
-			want:       firstReportGrace,
+			want:       firstStatusGrace,
 		},
 		{
 			name:       "the grace over",
-			ws:         newWebServer(),
-			deployment: created(deploymentWith(appsv1.DeploymentStatus{})),
-			now:        made.Add(firstReportGrace + time.Second),
+			original:   newWebServer(),
+			deployment: created(unreported),
+			now:        made.Add(firstStatusGrace + time.Second),
 		},
 		{
-			name:       "the Deployment controller reported",
-			ws:         newWebServer(),
-			deployment: created(deploymentWith(appsv1.DeploymentStatus{ObservedGeneration: 1})),
-			now:        made,
+			name:       "the grace over, its pod not ready",
+			original:   newWebServer(),
+			deployment: created(notReady),
+			now:        made.Add(firstStatusGrace),
+		},
+		{
+			name:       "ready",
+			original:   newWebServer(),
+			deployment: created(ready),
+			now:        made.Add(time.Second),
+		},
+		{
+			name:       "the apply failed: said at once",
+			original:   newWebServer(),
+			deployment: created(unreported),
+			applyErr:   errors.New("admission webhook denied the request"),
+			now:        made.Add(time.Second),
+		},
+		{
+			name:       "scaled to zero",
+			original:   newWebServer(func(ws *seedv1alpha1.WebServer) { ws.Spec.Replicas = ptr.To[int32](0) }),
+			deployment: created(appsv1.DeploymentStatus{ObservedGeneration: 2}),
+			now:        made.Add(time.Second),
 		},
 		{
 			name:       "the WebServer has a status: a Deployment made again is said to be awaited",
-			ws:         reported(newWebServer()),
-			deployment: created(deploymentWith(appsv1.DeploymentStatus{})),
+			original:   newWebServer(reported),
+			deployment: created(unreported),
 			now:        made,
 		},
 		{
 			name:       "no Deployment read back",
-			ws:         newWebServer(),
+			original:   newWebServer(),
 			deployment: &appsv1.Deployment{},
 			now:        made,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			NewWithT(t).Expect(untilFirstReport(tt.ws, tt.deployment, tt.now)).To(Equal(tt.want))
+			ws := tt.original.DeepCopy()
+			computeStatus(ws, tt.deployment, &autoscalingv2.HorizontalPodAutoscaler{}, nil, tt.applyErr)
+			NewWithT(t).Expect(untilFirstStatus(tt.original, ws, tt.deployment, tt.now)).To(Equal(tt.want))
 		})
 	}
 }
