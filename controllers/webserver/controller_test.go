@@ -67,43 +67,34 @@ var _ = Describe("WebServer controller", func() {
 		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, ws)).To(Succeed())
 		return ws
 	}
-	// rollOut plays the Deployment controller, which envtest does not run:
-	// every pod of the current template is up and ready.
-	rollOut := func(ctx SpecContext, name string) {
+	// reportPods plays the Deployment controller, which envtest does not
+	// run: every pod of the current template is up, and ready or not yet.
+	reportPods := func(ctx SpecContext, name string, ready bool) {
 		Eventually(ctx, func(g Gomega) {
 			d := &appsv1.Deployment{}
 			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, d)).To(Succeed())
 			n := *d.Spec.Replicas
-			d.Status = appsv1.DeploymentStatus{
-				ObservedGeneration: d.Generation,
-				Replicas:           n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
-				Conditions: []appsv1.DeploymentCondition{{
-					Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue,
-					Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability.",
-					LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now(),
-				}},
+			d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n}
+			available := appsv1.DeploymentCondition{
+				Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue,
+				Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability.",
+				LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now(),
 			}
+			if ready {
+				d.Status.ReadyReplicas, d.Status.AvailableReplicas = n, n
+			} else {
+				d.Status.UnavailableReplicas = n
+				available.Status, available.Reason, available.Message = corev1.ConditionFalse,
+					"MinimumReplicasUnavailable", "Deployment does not have minimum availability."
+			}
+			d.Status.Conditions = []appsv1.DeploymentCondition{available}
 			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
 		}).Should(Succeed())
 	}
-	// reportStarting plays the Deployment controller's first report on a
-	// new Deployment: every pod made, none ready yet.
-	reportStarting := func(ctx SpecContext, name string) {
-		Eventually(ctx, func(g Gomega) {
-			d := &appsv1.Deployment{}
-			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, d)).To(Succeed())
-			n := *d.Spec.Replicas
-			d.Status = appsv1.DeploymentStatus{
-				ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, UnavailableReplicas: n,
-				Conditions: []appsv1.DeploymentCondition{{
-					Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse,
-					Reason: "MinimumReplicasUnavailable", Message: "Deployment does not have minimum availability.",
-					LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now(),
-				}},
-			}
-			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
-		}).Should(Succeed())
-	}
+	rollOut := func(ctx SpecContext, name string) { reportPods(ctx, name, true) }
+	// reportStarting is the Deployment controller's first report on a new
+	// Deployment: every pod made, none ready yet.
+	reportStarting := func(ctx SpecContext, name string) { reportPods(ctx, name, false) }
 	expectReady := func(ctx SpecContext, name string, status metav1.ConditionStatus, reason string) {
 		ws := &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
 		testenv.ExpectCondition(ctx, k8sClient, ws, seedv1alpha1.ConditionReady, status, reason)
