@@ -79,7 +79,7 @@ comma := ,
 .PHONY: cni-plugins
 cni-plugins: $(CNI_DIR) ## Build the CNI plugins the real node uses: bridge, host-local and loopback.
 $(CNI_DIR): | $(LOCALBIN)
-	mkdir -p $@.tmp && GOBIN=$@.tmp $(BUILD_COST) go install \
+	mkdir -p $@.tmp && GOBIN=$@.tmp $(BUILD_COST) $(GO_INSTALL) \
 		-ldflags "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$(CNI_PLUGINS_VERSION)" \
 		$(CNI_PLUGINS_PACKAGES)
 	rm -rf $@ && mv $@.tmp $@

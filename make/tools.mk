@@ -123,6 +123,8 @@ BUILD_GOGC ?= 400
 TIMED = $(CURDIR)/hack/build-cost.sh record
 BUILD_COST_OF = GOGC=$(BUILD_GOGC) $(TIMED)
 BUILD_COST = $(BUILD_COST_OF) $@
+# go install, from the module cache when it has what the build needs.
+GO_INSTALL = $(CURDIR)/hack/go-install.sh
 
 ##@ Tools
 
@@ -163,7 +165,7 @@ DEMO_INSTALL_PACKAGES = $(CONTAINERD_PACKAGE) $(CONTAINERD_SHIM_PACKAGE) \
 # the packages $(2), which go install builds.
 define prefetch-modules
 for dir in $(1); do (cd $$dir && go mod download) || exit 1; done
-for package in $(2); do go install -n $$package 2>/dev/null || exit 1; done
+for package in $(2); do $(GO_INSTALL) -n $$package 2>/dev/null || exit 1; done
 endef
 
 .PHONY: prefetch
@@ -274,6 +276,6 @@ $(GRPC_HEALTH_PROBE): hack/tools/olm/go.mod | $(LOCALBIN)
 # the linker flags $(3) and the build tags $(4), if any, beside GO_TAGS.
 define go-install-tool
 @echo "Building $(2)"
-@tmp=$$(mktemp -d) && GOBIN=$$tmp $(BUILD_COST) go install -ldflags "-s -w $(3)" -tags "$(GO_TAGS)$(if $(4),$(comma)$(4))" $(2) \
+@tmp=$$(mktemp -d) && GOBIN=$$tmp $(BUILD_COST) $(GO_INSTALL) -ldflags "-s -w $(3)" -tags "$(GO_TAGS)$(if $(4),$(comma)$(4))" $(2) \
 	&& mv $$tmp/* $(1) && rm -rf $$tmp
 endef
