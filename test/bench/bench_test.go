@@ -383,3 +383,59 @@ func TestRemoveAllOfAnEarlierRun(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(left).To(ConsistOf(filepath.Join(dir, "cpu-echo-1.pprof"), filepath.Join(dir, "heap.pprof")))
 }
+
+func TestMargin(t *testing.T) {
+	tests := []struct {
+		name  string
+		peak  uint64
+		limit int64
+		want  string
+	}{
+		{name: "no limit known", peak: 80 * mib, limit: 0, want: ""},
+		{name: "under", peak: 64 * mib, limit: 256 * mib, want: ", 192.0 MiB (75%) under the container's limit of 256 MiB"},
+		{name: "over", peak: 288 * mib, limit: 256 * mib, want: ", 32.0 MiB (12%) over the container's limit of 256 MiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			NewWithT(t).Expect(margin(tt.peak, tt.limit)).To(Equal(tt.want))
+		})
+	}
+}
+
+// A run of two sizes prints each kind's seconds per 1,000 resources at
+// each, against the smaller size's, the medians where a size ran twice.
+func TestPrintScaling(t *testing.T) {
+	run := func(n int, operator, raw, floor float64) sizeResult {
+		return sizeResult{N: n, Kinds: []kindResult{{
+			Kind: "WebServer", Baseline: burstResult{Seconds: raw}, Floor: burstResult{Seconds: floor},
+			Operator: operatorResult{burstResult: burstResult{Seconds: operator}},
+		}}}
+	}
+	tests := []struct {
+		name string
+		runs []sizeResult
+		want string
+	}{
+		{name: "one size: nothing to compare", runs: []sizeResult{run(1000, 90, 60, 70), run(1000, 80, 60, 70)}, want: ""},
+		{
+			name: "two sizes, the smaller first",
+			runs: []sizeResult{run(1000, 90, 60, 70), run(5000, 495, 330, 350)},
+			want: "\nseconds per 1,000 resources, N=1000 / N=5000 (each against N=1000's):\n" +
+				"  WebServer: operator 90.0 / 99.0 (x1.10); raw 60.0 / 66.0 (x1.10); raw+CR 70.0 / 70.0 (x1.00)\n",
+		},
+		{
+			name: "the larger first, the smaller twice",
+			runs: []sizeResult{run(5000, 400, 300, 350), run(1000, 70, 60, 70), run(1000, 90, 60, 70)},
+			want: "\nseconds per 1,000 resources, N=1000 / N=5000 (each against N=1000's):\n" +
+				"  WebServer: operator 80.0 / 80.0 (x1.00); raw 60.0 / 60.0 (x1.00); raw+CR 70.0 / 70.0 (x1.00)\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			g := NewWithT(t)
+			g.Expect(printScaling(&out, tt.runs)).To(Succeed())
+			g.Expect(out.String()).To(Equal(tt.want))
+		})
+	}
+}

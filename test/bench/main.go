@@ -201,7 +201,7 @@ func bench(ctx context.Context, cfg config) error {
 				return fmt.Errorf("with %d of each kind: %w", n, err)
 			}
 			runs = append(runs, result)
-			if err := result.print(os.Stdout); err != nil {
+			if err := result.print(os.Stdout, cfg.memoryLimit); err != nil {
 				return err
 			}
 			if err := result.printPrevious(os.Stdout, previous); err != nil {
@@ -214,6 +214,9 @@ func bench(ctx context.Context, cfg config) error {
 				return err
 			}
 		}
+	}
+	if err := printScaling(os.Stdout, report.Runs); err != nil {
+		return err
 	}
 	if err := report.write(cfg.out); err != nil {
 		return err

@@ -184,7 +184,9 @@ func (p *printer) printf(format string, args ...any) {
 	}
 }
 
-func (s sizeResult) print(w io.Writer) error {
+// print prints s; limit is the operator's container memory limit, to
+// which the peak RSS is compared.
+func (s sizeResult) print(w io.Writer, limit int64) error {
 	out := &printer{w: w}
 	out.printf("\nN=%d\n", s.N)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -209,15 +211,27 @@ func (s sizeResult) print(w io.Writer) error {
 	m := s.Memory
 	out.printf("idle %.0fs: %d writes, %d reconciles, %d objects changed%s\n",
 		s.Idle.Seconds, s.Idle.Writes, s.Idle.Reconciles, s.Idle.ObjectsChanged, byResource(s.Idle.ChangedByResource))
-	out.printf("memory: peak RSS %.1f MiB (the binary's pages %.1f MiB); "+
+	out.printf("memory: peak RSS %.1f MiB (the binary's pages %.1f MiB)%s; "+
 		"heap %.1f -> %.1f MiB over %d cached objects: %.2f KiB each, of live objects %.2f KiB; CPU %.1f s\n",
-		float64(m.PeakRSSBytes)/mib, float64(m.RSSFileBytes)/mib, float64(m.HeapStartBytes)/mib, float64(m.HeapEndBytes)/mib,
+		float64(m.PeakRSSBytes)/mib, float64(m.RSSFileBytes)/mib, margin(m.PeakRSSBytes, limit), float64(m.HeapStartBytes)/mib, float64(m.HeapEndBytes)/mib,
 		m.CachedObjects, m.HeapPerObjectBytes/1024, m.LivePerObjectBytes/1024, s.CPUSeconds)
 	if st := s.Starvation; st != nil {
 		out.printf("%d WebServers while %d Echoes are created: all Ready in %.1f s, p50 %.2f s, p99 %.2f s; alone: %.1f s, p50 %.2f s, p99 %.2f s\n",
 			st.WebServers, st.Echoes, st.During.Seconds, st.During.P50, st.During.P99, st.Alone.Seconds, st.Alone.P50, st.Alone.P99)
 	}
 	return out.err
+}
+
+// margin says how far under the container memory limit a peak RSS is.
+func margin(peak uint64, limit int64) string {
+	if limit <= 0 {
+		return ""
+	}
+	left, side := float64(limit)-float64(peak), "under"
+	if left < 0 {
+		left, side = -left, "over"
+	}
+	return fmt.Sprintf(", %.1f MiB (%.0f%%) %s the container's limit of %.0f MiB", left/mib, 100*left/float64(limit), side, float64(limit)/mib)
 }
 
 // drifted tells whether the baseline moved past driftLimit in a run.
