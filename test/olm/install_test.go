@@ -54,6 +54,18 @@ var _ = Describe("Installed by OLM from the catalog", Ordered, Serial, func() {
 			Expect(managerImageOf(d)).To(Equal(managerImage(version)))
 			expectWatching(ctx, d, watched)
 
+			// Where it does not watch, a WebServer is left alone, made
+			// before the examples, so that it is watched for as long as
+			// the operator works on them.
+			outside := b
+			if mode == operatorsv1alpha1.InstallModeTypeMultiNamespace {
+				outside = createNamespace(ctx, "seed-c")
+			}
+			var unwatched *unstructured.Unstructured
+			if len(watched) > 0 {
+				unwatched = createUnwatched(ctx, outside)
+			}
+
 			// Every example reaches Ready where the operator watches.
 			in := own
 			if len(watched) > 0 {
@@ -63,16 +75,11 @@ var _ = Describe("Installed by OLM from the catalog", Ordered, Serial, func() {
 			DeferCleanup(deleteAll, objects)
 			createReady(ctx, objects...)
 
-			// Where it does not watch, it has no rights, and a WebServer
-			// there is left alone.
-			outside := b
-			if mode == operatorsv1alpha1.InstallModeTypeMultiNamespace {
-				outside = createNamespace(ctx, "seed-c")
-			}
+			// Where it does not watch, it has no rights either.
 			expectConfined(ctx, own, watched, outside)
 			expectSelfMonitored(ctx, own)
-			if len(watched) > 0 {
-				expectIgnored(ctx, outside)
+			if unwatched != nil {
+				expectIgnored(ctx, unwatched)
 			}
 		},
 		Entry("OwnNamespace", operatorsv1alpha1.InstallModeTypeOwnNamespace, func(own, _, _ string) []string { return []string{own} }),
@@ -110,23 +117,28 @@ func orEmpty(list []string) []string {
 	return list
 }
 
-// expectIgnored creates a WebServer in a namespace the operator does not
-// watch, and checks that nothing happens to it.
-func expectIgnored(ctx context.Context, namespace string) {
+// createUnwatched creates a WebServer in a namespace the operator does not
+// watch, for expectIgnored.
+func createUnwatched(ctx context.Context, namespace string) *unstructured.Unstructured {
 	ws := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": seedv1alpha1.GroupVersion.String(), "kind": "WebServer",
 		"metadata": map[string]any{"name": "unwatched", "namespace": namespace},
 		"spec":     map[string]any{"replicas": int64(1)},
 	}}
 	Expect(k8sClient.Create(ctx, ws)).To(Succeed())
-	Consistently(ctx, func(g Gomega) {
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ws), ws)).To(Succeed())
-		g.Expect(ws.Object).NotTo(HaveKey("status"))
-		g.Expect(ws.GetFinalizers()).To(BeEmpty())
-		deployments := &appsv1.DeploymentList{}
-		g.Expect(k8sClient.List(ctx, deployments, client.InNamespace(namespace))).To(Succeed())
-		g.Expect(deployments.Items).To(BeEmpty())
-	}, "5s").Should(Succeed())
+	return ws
+}
+
+// expectIgnored checks that nothing happened to ws, made by
+// createUnwatched while the operator was at work elsewhere: no status, no
+// finalizer, no Deployment.
+func expectIgnored(ctx context.Context, ws *unstructured.Unstructured) {
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ws), ws)).To(Succeed())
+	Expect(ws.Object).NotTo(HaveKey("status"))
+	Expect(ws.GetFinalizers()).To(BeEmpty())
+	deployments := &appsv1.DeploymentList{}
+	Expect(k8sClient.List(ctx, deployments, client.InNamespace(ws.GetNamespace()))).To(Succeed())
+	Expect(deployments.Items).To(BeEmpty())
 }
 
 // expectConfined checks what the manager's ServiceAccount may do, as the
