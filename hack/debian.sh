@@ -13,17 +13,11 @@
 # package, as on a fresh machine.
 set -euo pipefail
 
-# A mirror's dropped connection is retried, as a go install's is
-# (hack/go-install.sh): CI fetches these on every run from a clean clone.
-apt_get() {
-  apt-get -o Acquire::Retries=3 "$@"
-}
-
 apt_ready() {
   local pkg
   for pkg in "$@"; do
     if ! apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [^(]'; then
-      apt_get update -qq
+      apt-get update -qq
       return
     fi
   done
@@ -37,7 +31,7 @@ install() {
   ((${#missing[@]} == 0)) && return
   apt_ready "${missing[@]}"
   echo "debian: installing ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 download() {
@@ -46,7 +40,7 @@ download() {
   mkdir -p "$dir"
   apt_ready "$@"
   # apt drops root to download, which cannot write an arbitrary folder.
-  (cd "$dir" && rm -f ./*.deb && apt_get download -qq -o APT::Sandbox::User=root "$@")
+  (cd "$dir" && rm -f ./*.deb && apt-get download -qq -o APT::Sandbox::User=root "$@")
 }
 
 case ${1:-} in
