@@ -10,24 +10,34 @@
 # TLS handshake with the proxy then failed a build that needed nothing new.
 set -uo pipefail
 
+errors=$(mktemp)
+trap 'rm -f "$errors"' EXIT
+
 cache=$(go env GOMODCACHE)/cache/download
-if [ -d "$cache" ] && GOPROXY=file://$cache GOSUMDB=off go install "$@" 2>/dev/null; then
-  exit 0
+# The checksum database is not asked: what the cache holds was checked
+# against it when it was downloaded.
+if [ -d "$cache" ]; then
+  GOPROXY=file://$cache GOSUMDB=off go install "$@" 2>"$errors" && exit 0
+  rc=$?
+  # Only a module the cache lacks sends the build to the network; a
+  # failed compile is reported as it is.
+  if ! grep -q "file://$cache" "$errors"; then
+    cat "$errors" >&2
+    exit "$rc"
+  fi
 fi
 
 attempts=3
 for ((attempt = 1; ; attempt++)); do
-  errors=$(mktemp)
-  go install "$@" 2> >(tee "$errors" >&2)
+  go install "$@" 2>"$errors"
   rc=$?
-  wait
-  # A failure to reach the proxy, and not one of compiling, is worth a retry.
-  if ((rc == 0 || attempt == attempts)) ||
-    ! grep -qE 'TLS handshake timeout|i/o timeout|connection (reset|refused)|unexpected EOF|(502|503|504) (Bad Gateway|Service Unavailable|Gateway Timeout)' "$errors"; then
-    rm -f "$errors"
+  cat "$errors" >&2
+  # A request to the proxy that failed on the way, and not an answer or a
+  # compile, is worth a retry.
+  if ((rc == 0 || attempt == attempts)) || ! grep 'https://' "$errors" |
+    grep -qE 'timeout|Timeout|connection (reset|refused)|unexpected EOF|no such host|server misbehaving|GOAWAY|: (500|502|503|504) '; then
     exit "$rc"
   fi
-  rm -f "$errors"
   echo "go-install: the Go module proxy failed; trying again ($((attempt + 1)) of $attempts)" >&2
   sleep $((attempt * 5))
 done
