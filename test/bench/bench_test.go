@@ -393,7 +393,7 @@ func TestMargin(t *testing.T) {
 	}{
 		{name: "no limit known", peak: 80 * mib, limit: 0, want: ""},
 		{name: "under", peak: 64 * mib, limit: 256 * mib, want: ", 192.0 MiB (75%) under the container's limit of 256 MiB"},
-		{name: "over", peak: 288 * mib, limit: 256 * mib, want: ", 32.0 MiB (12%) over the container's limit of 256 MiB"},
+		{name: "over", peak: 280 * mib, limit: 256 * mib, want: ", 24.0 MiB (9%) over the container's limit of 256 MiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -222,7 +222,8 @@ func (s sizeResult) print(w io.Writer, limit int64) error {
 	return out.err
 }
 
-// margin says how far under the container memory limit a peak RSS is.
+// margin says how far under, or over, the container memory limit a peak
+// RSS is.
 func margin(peak uint64, limit int64) string {
 	if limit <= 0 {
 		return ""

@@ -39,20 +39,26 @@ func printScaling(w io.Writer, runs []sizeResult) error {
 		for _, f := range scalingFigures {
 			perSize := make([]float64, 0, len(sizes))
 			for _, n := range sizes {
-				var values []float64
-				for _, run := range runs {
-					i := slices.IndexFunc(run.Kinds, func(r kindResult) bool { return r.Kind == k.Kind })
-					if run.N == n && i >= 0 {
-						values = append(values, perThousand(f.of(run.Kinds[i]), n))
-					}
-				}
-				perSize = append(perSize, median(values))
+				perSize = append(perSize, medianPerThousand(runs, k.Kind, n, f.of))
 			}
 			lines = append(lines, f.name+" "+scaled(perSize))
 		}
 		out.printf("  %s: %s\n", k.Kind, strings.Join(lines, "; "))
 	}
 	return out.err
+}
+
+// medianPerThousand is the median, over the runs of size n, of a kind's
+// figure per 1,000 resources; zero where no run of that size has the kind.
+func medianPerThousand(runs []sizeResult, kind string, n int, of func(kindResult) float64) float64 {
+	var values []float64
+	for _, run := range runs {
+		i := slices.IndexFunc(run.Kinds, func(r kindResult) bool { return r.Kind == kind })
+		if run.N == n && i >= 0 {
+			values = append(values, perThousand(of(run.Kinds[i]), n))
+		}
+	}
+	return median(values)
 }
 
 // scalingFigures are the times printScaling compares across sizes.
