@@ -54,9 +54,9 @@ var _ = Describe("Installed by OLM from the catalog", Ordered, Serial, func() {
 			Expect(managerImageOf(d)).To(Equal(managerImage(version)))
 			expectWatching(ctx, d, watched)
 
-			// Where it does not watch, a WebServer is left alone, made
-			// before the examples, so that it is watched for as long as
-			// the operator works on them.
+			// Where it does not watch, a WebServer is left alone: made
+			// before the examples, and checked after the operator's work
+			// on them.
 			outside := b
 			if mode == operatorsv1alpha1.InstallModeTypeMultiNamespace {
 				outside = createNamespace(ctx, "seed-c")
