@@ -42,8 +42,8 @@ func previousOf(runs []committedRun, n int, kind string) (committedRun, []kindRe
 			if size.N != n {
 				continue
 			}
-			if i := slices.IndexFunc(size.Kinds, func(k kindResult) bool { return k.Kind == kind }); i >= 0 {
-				found = append(found, size.Kinds[i])
+			if k, ok := size.kind(kind); ok {
+				found = append(found, k)
 			}
 		}
 		if len(found) > 0 {

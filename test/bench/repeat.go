@@ -35,9 +35,9 @@ func printMedians(w io.Writer, runs []sizeResult) error {
 		var of []kindResult
 		moved := 0
 		for _, run := range runs {
-			if i := slices.IndexFunc(run.Kinds, func(r kindResult) bool { return r.Kind == k.Kind }); i >= 0 {
-				of = append(of, run.Kinds[i])
-				if drifted(run.Kinds[i].BaselineDrift) {
+			if r, ok := run.kind(k.Kind); ok {
+				of = append(of, r)
+				if drifted(r.BaselineDrift) {
 					moved++
 				}
 			}

@@ -56,6 +56,15 @@ type sizeResult struct {
 	Starvation *starvationResult `json:"starvation,omitempty"`
 }
 
+// kind is the result of the kind named name in s, if s measured it.
+func (s sizeResult) kind(name string) (kindResult, bool) {
+	i := slices.IndexFunc(s.Kinds, func(k kindResult) bool { return k.Kind == name })
+	if i < 0 {
+		return kindResult{}, false
+	}
+	return s.Kinds[i], true
+}
+
 type kindResult struct {
 	Kind     string      `json:"kind"`
 	Baseline burstResult `json:"baseline"`
@@ -296,11 +305,14 @@ func load(path string) (*report, error) {
 	return r, nil
 }
 
-// kindFigures are the figures of a kind by which runs are compared.
-var kindFigures = []struct {
+// figure is one figure of a kind's results, by its printed name.
+type figure struct {
 	name string
 	of   func(kindResult) float64
-}{
+}
+
+// kindFigures are the figures of a kind by which runs are compared.
+var kindFigures = []figure{
 	{"operator s", func(k kindResult) float64 { return k.Operator.Seconds }},
 	{"ratio to raw", func(k kindResult) float64 { return k.Ratio }},
 	{"floor (raw+CR to raw)", func(k kindResult) float64 { return k.FloorRatio }},
@@ -344,12 +356,12 @@ func compare(w io.Writer, oldPath, newPath string) error {
 		}
 		b := before.Runs[i]
 		for _, k := range a.Kinds {
-			j := slices.IndexFunc(b.Kinds, func(o kindResult) bool { return o.Kind == k.Kind })
-			if j < 0 {
+			old, ok := b.kind(k.Kind)
+			if !ok {
 				continue
 			}
 			for _, f := range kindFigures {
-				row(a.N, k.Kind+" "+f.name, f.of(b.Kinds[j]), f.of(k))
+				row(a.N, k.Kind+" "+f.name, f.of(old), f.of(k))
 			}
 		}
 		row(a.N, "idle writes", float64(b.Idle.Writes), float64(a.Idle.Writes))

@@ -53,19 +53,15 @@ func printScaling(w io.Writer, runs []sizeResult) error {
 func medianPerThousand(runs []sizeResult, kind string, n int, of func(kindResult) float64) float64 {
 	var values []float64
 	for _, run := range runs {
-		i := slices.IndexFunc(run.Kinds, func(r kindResult) bool { return r.Kind == kind })
-		if run.N == n && i >= 0 {
-			values = append(values, perThousand(of(run.Kinds[i]), n))
+		if k, ok := run.kind(kind); run.N == n && ok {
+			values = append(values, perThousand(of(k), n))
 		}
 	}
 	return median(values)
 }
 
 // scalingFigures are the times printScaling compares across sizes.
-var scalingFigures = []struct {
-	name string
-	of   func(kindResult) float64
-}{
+var scalingFigures = []figure{
 	{"operator", func(k kindResult) float64 { return k.Operator.Seconds }},
 	{"raw", func(k kindResult) float64 { return k.Baseline.Seconds }},
 	{"raw+CR", func(k kindResult) float64 { return k.Floor.Seconds }},
