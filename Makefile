@@ -124,9 +124,10 @@ vet: $(BIN_MODULE) ## Run go vet.
 	$(BUILD_COST_OF) "go vet" $(GO) vet ./...
 
 .PHONY: test
-test: manifests generate fmt vet kustomize helm promtool $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle, chart and alerting rule checks included).
-	@# vet ran every analyzer go test runs, and more; go test's own subset
-	@# would analyse every dependency again, under a cache key of its own.
+test: manifests generate fmt kustomize helm promtool $(ENVTEST_PREREQ) ## Run the unit and envtest suites (bundle, chart and alerting rule checks included).
+	@# No vet, make vet's or go test's own: either analyses every
+	@# dependency, which the tests do not need; make build and make lint
+	@# vet.
 	@# Twice as many packages as cores run at once: the envtest suites
 	@# mostly wait. The test programs carry no symbol table or DWARF, which
 	@# a fifth of their linking writes; a panic still prints its stack.
