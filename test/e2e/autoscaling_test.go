@@ -43,7 +43,7 @@ var _ = Describe("Autoscaling on the real node", func() {
 		}).WithTimeout(2 * time.Minute).Should(Succeed())
 
 		ws := readyWebServer(ctx, namespace, key.Name, func(ws *seedv1alpha1.WebServer) {
-			ws.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("20m")}
+			ws.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}
 			ws.Spec.Autoscaling = &seedv1alpha1.WebServerAutoscaling{
 				MinReplicas: ptr.To[int32](1), MaxReplicas: 4, TargetCPUUtilizationPercentage: ptr.To[int32](30),
 				Behavior: &seedv1alpha1.WebServerScalingBehavior{
@@ -54,15 +54,18 @@ var _ = Describe("Autoscaling on the real node", func() {
 
 		url := fmt.Sprintf("http://%s-service.%s.svc/", key.Name, namespace)
 		// Slower than the other specs' poller, which alone would keep two
-		// pods above the target.
-		poller := pollPage(ctx, key, 100*time.Millisecond)
+		// pods above the target: its requests go to one pod, which must
+		// fall below the target once the load stops.
+		poller := pollPage(ctx, key, 200*time.Millisecond)
 		audit := testenv.StartAuditLog()
 
-		By("a pod sending 100 requests a second through the Service")
-		// A fixed rate, not as many as the machine can send: enough to keep
-		// four pods above the target on any machine (docs/testing.md has
-		// the figures).
-		load := clientPod(namespace, "load", "exec fetch --rate 100 "+url)
+		By("a pod sending 200 requests a second through the Service")
+		// A fixed rate, not as many as the machine can send. What a request
+		// costs nginx differs severalfold between machines: the rate, the
+		// CPU request and the poller's rate leave room for that on both
+		// sides, four pods held above the target under the load and one
+		// below it under the poller alone (docs/testing.md has the figures).
+		load := clientPod(namespace, "load", "exec fetch --rate 200 "+url)
 		load.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
 		Expect(k8sClient.Create(ctx, load)).To(Succeed())
 		loadStarted := time.Now()
@@ -85,7 +88,8 @@ var _ = Describe("Autoscaling on the real node", func() {
 			g.Expect(k8sClient.Get(ctx, key, ws)).To(Succeed())
 			limited := meta.FindStatusCondition(ws.Status.Conditions, seedv1alpha1.WebServerScalingLimited)
 			g.Expect(limited).NotTo(BeNil())
-			g.Expect(limited.Status).To(Equal(metav1.ConditionTrue), "%s: %s", limited.Reason, limited.Message)
+			g.Expect(limited.Status).To(Equal(metav1.ConditionTrue), "%s: %s, at %s of the pods' CPU requests",
+				limited.Reason, limited.Message, utilization(ws.Status.Autoscaling))
 			g.Expect(limited.Reason).To(Equal(seedv1alpha1.ReasonTooManyReplicas))
 			g.Expect(ws.Status.Autoscaling).To(HaveValue(And(
 				HaveField("CurrentReplicas", BeEquivalentTo(4)),
@@ -168,4 +172,13 @@ func replicaWrites(audit testenv.AuditLog, namespace string, since time.Time) []
 		return r.Namespace == namespace && writes[e.Verb] && e.Code() < 300 && !e.Received.Time.Before(since) &&
 			(r.Resource == "webservers" || r.Resource == "deployments") && r.Subresource != "status"
 	})
+}
+
+// utilization is the pods' CPU use the autoscaler last read, as a
+// failure reports it.
+func utilization(status *seedv1alpha1.WebServerAutoscalingStatus) string {
+	if status == nil || status.CurrentCPUUtilizationPercentage == nil {
+		return "a use not yet read"
+	}
+	return fmt.Sprintf("%d%%", *status.CurrentCPUUtilizationPercentage)
 }
