@@ -130,7 +130,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// The status says why the claim waits: no error.
 		result.RequeueAfter, claimErr = restoreRetry, nil
 	}
-	return result, errors.Join(apply.IgnoreRefused(claimErr), backupErr, growErr, kube.PatchStatus(ctx, r.Client, original, dv))
+	// A backup refused in a namespace being deleted is not retried: the
+	// namespace takes the DemoVolume with it.
+	err = errors.Join(apply.IgnoreRefused(claimErr), apply.IgnoreNamespaceTerminating(backupErr), growErr,
+		kube.PatchStatus(ctx, r.Client, original, dv))
+	if err != nil {
+		// The workqueue's back-off, not result, brings the next attempt.
+		return ctrl.Result{}, err
+	}
+	return result, nil
 }
 
 // restoreRetry is how often a DemoVolume waiting for a backup to restore

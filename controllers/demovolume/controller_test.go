@@ -912,6 +912,29 @@ var _ = Describe("DemoVolume controller", func() {
 			Consistently(ctx, func(g Gomega) []string { return backupsOf(ctx, g, "data") }).WithTimeout(time.Second).Should(BeEmpty())
 		})
 
+		It("stops trying to take a backup once its namespace is being deleted", func(ctx SpecContext) {
+			create(ctx, "data", backedUp(csiClass(ctx, true)))
+			bind(ctx, "data", "1Gi")
+			expectCondition(ctx, "data", seedv1alpha1.DemoVolumeBackedUp, metav1.ConditionFalse, reasonNoBackupYet)
+			refused := map[string]string{"kind": "VolumeSnapshot", "reason": "NamespaceTerminating"}
+			refusedBefore := testenv.Counted("seed_owned_object_refusals_total", refused)
+			errorsBefore, err := testenv.ReconcileErrors("demovolume")
+			Expect(err).NotTo(HaveOccurred())
+
+			// envtest runs no namespace controller: the namespace stays
+			// Terminating, with the DemoVolume in it, and refuses new objects.
+			Expect(k8sClient.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
+			requestBackup(ctx, "data", "late")
+			Eventually(ctx, func() float64 { return testenv.Counted("seed_owned_object_refusals_total", refused) }).
+				Should(BeNumerically(">", refusedBefore), "the backup's create refused")
+			// A failure returned to the workqueue would come back within
+			// milliseconds, then ever more slowly, until the namespace is gone.
+			Consistently(ctx, func() (float64, error) {
+				return testenv.ReconcileErrors("demovolume")
+			}, 3*time.Second).Should(Equal(errorsBefore))
+			Expect(backupsOf(ctx, Default, "data")).To(BeEmpty())
+		})
+
 		It("leaves a user's VolumeSnapshot of a backup's name alone, and takes the backup once it is gone", func(ctx SpecContext) {
 			class := csiClass(ctx, true)
 			requested := func() *seedv1alpha1.DemoVolume {

@@ -62,7 +62,7 @@ func countRefusal(kind string, err error) {
 func refusalReason(err error) string {
 	var status apierrors.APIStatus
 	switch {
-	case err == nil || !refused(err):
+	case err == nil || !every(err, refused):
 		return ""
 	case IsNameConflict(err):
 		return seedv1alpha1.ReasonNameConflict

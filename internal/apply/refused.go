@@ -20,13 +20,46 @@ import (
 // the owner with it. The status still reports err, and the apply a warning
 // event unless the namespace is being deleted (it would refuse the event).
 func IgnoreRefused(err error) error {
-	if err == nil || refused(err) {
+	if err == nil || every(err, refused) {
 		return nil
 	}
 	return err
 }
 
-// refused tells whether err, and each error joined in it, is an Invalid
+// IgnoreNamespaceTerminating returns nil when every failure in err is the
+// namespace lifecycle admission's refusal to create an object in a
+// namespace being deleted, and err otherwise. It is for what a reconciler
+// makes when it is due rather than as the spec says (a backup), whose
+// other refusals are not reported in the status and must not be dropped:
+// the namespace takes the owner with it, and until it is gone a retry with
+// back-off would only be refused again.
+func IgnoreNamespaceTerminating(err error) error {
+	if err == nil || every(err, namespaceTerminating) {
+		return nil
+	}
+	return err
+}
+
+// every tells whether is holds for err or, through wrapping, for each
+// error joined in it.
+func every(err error, is func(error) bool) bool {
+	switch e := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, joined := range e.Unwrap() {
+			if !every(joined, is) {
+				return false
+			}
+		}
+		return true
+	case interface{ Unwrap() error }:
+		if inner := e.Unwrap(); inner != nil {
+			return every(inner, is)
+		}
+	}
+	return is(err)
+}
+
+// refused tells whether err, neither joined nor wrapped, is an Invalid
 // answer from the API server, the namespace lifecycle admission's refusal
 // to create an object in a namespace being deleted, or a name conflict
 // (the object in the way is watched, and brings the next reconcile).
@@ -34,20 +67,8 @@ func refused(err error) bool {
 	if _, ok := err.(*NameConflictError); ok {
 		return true
 	}
-	switch e := err.(type) {
-	case interface{ Unwrap() []error }:
-		for _, joined := range e.Unwrap() {
-			if !refused(joined) {
-				return false
-			}
-		}
-		return true
-	case apierrors.APIStatus:
-		return e.Status().Reason == metav1.StatusReasonInvalid || namespaceTerminating(err)
-	case interface{ Unwrap() error }:
-		return refused(e.Unwrap())
-	}
-	return false
+	status, ok := err.(apierrors.APIStatus)
+	return ok && (status.Status().Reason == metav1.StatusReasonInvalid || namespaceTerminating(err))
 }
 
 // namespaceTerminating tells whether err is the namespace lifecycle

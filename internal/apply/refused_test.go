@@ -13,7 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// TestIgnoreRefused also checks the reason each refusal is counted under.
+// TestIgnoreRefused also checks the reason each refusal is counted under,
+// and what IgnoreNamespaceTerminating keeps.
 func TestIgnoreRefused(t *testing.T) {
 	deployments := schema.GroupKind{Group: "apps", Kind: "Deployment"}
 	invalid := apierrors.NewInvalid(deployments, "web", field.ErrorList{
@@ -32,10 +33,13 @@ func TestIgnoreRefused(t *testing.T) {
 		name    string
 		err     error
 		refused bool
+		// terminating is whether every failure is a create in a namespace
+		// being deleted.
+		terminating bool
 		// reason is the refusal's label in seed_owned_object_refusals_total.
 		reason string
 	}{
-		{name: "no error", err: nil, refused: true},
+		{name: "no error", err: nil, refused: true, terminating: true},
 		{name: "invalid", err: invalid, refused: true, reason: "Invalid"},
 		{name: "invalid, wrapped", err: fmt.Errorf("applying Deployment shop/web: %w", invalid), refused: true, reason: "Invalid"},
 		{name: "both applies refused", err: errors.Join(fmt.Errorf("applying: %w", invalid), invalid), refused: true, reason: "Invalid"},
@@ -43,7 +47,9 @@ func TestIgnoreRefused(t *testing.T) {
 		{name: "one refused, one unavailable", err: errors.Join(invalid, fmt.Errorf("applying Service: %w", unavailable)), refused: false},
 		{name: "one refused, one wrapped join with a conflict", err: fmt.Errorf("step: %w", errors.Join(invalid, conflict)), refused: false},
 		{name: "a conflict", err: conflict, refused: false},
-		{name: "created in a namespace being deleted", err: fmt.Errorf("applying Pod shop/app-immortalpod: %w", terminating), refused: true, reason: "NamespaceTerminating"},
+		{name: "created in a namespace being deleted", err: fmt.Errorf("applying Pod shop/app-immortalpod: %w", terminating), refused: true, terminating: true, reason: "NamespaceTerminating"},
+		{name: "two backups taken in a namespace being deleted", err: errors.Join(fmt.Errorf("taking backup: %w", terminating), terminating), refused: true, terminating: true, reason: "NamespaceTerminating"},
+		{name: "one in a namespace being deleted, one invalid", err: fmt.Errorf("step: %w", errors.Join(terminating, invalid)), refused: true, reason: "NamespaceTerminating"},
 		{name: "forbidden by RBAC", err: forbidden, refused: false},
 		{name: "a name conflict", err: &NameConflictError{Kind: "Service", Name: "web-service", OwnerKind: "WebServer", OwnerName: "web"}, refused: true, reason: "NameConflict"},
 		{name: "a name conflict beside a refusal", err: errors.Join(invalid, &NameConflictError{Kind: "Service"}), refused: true, reason: "NameConflict"},
@@ -58,6 +64,11 @@ func TestIgnoreRefused(t *testing.T) {
 				g.Expect(IgnoreRefused(tt.err)).To(MatchError(tt.err))
 			}
 			g.Expect(refusalReason(tt.err)).To(Equal(tt.reason))
+			if tt.terminating {
+				g.Expect(IgnoreNamespaceTerminating(tt.err)).To(Succeed())
+			} else {
+				g.Expect(IgnoreNamespaceTerminating(tt.err)).To(MatchError(tt.err))
+			}
 		})
 	}
 }
@@ -97,7 +108,7 @@ func TestSummarized(t *testing.T) {
 			got := summarized(tt.err)
 			g.Expect(got.Error()).To(Equal(tt.want))
 			g.Expect(len(got.Error())).To(BeNumerically("<=", maxRefusal))
-			g.Expect(refused(got)).To(Equal(refused(tt.err)), "a summary is refused as its error is")
+			g.Expect(every(got, refused)).To(Equal(every(tt.err, refused)), "a summary is refused as its error is")
 		})
 	}
 }
