@@ -44,6 +44,13 @@ var _ = Describe("Uninstalled and installed again", Ordered, Serial, func() {
 		Expect(ownedUIDs(ctx, ns)).To(Equal(before), "owned objects and claims stay")
 
 		By("installing it again")
+		// As a person would, not within the second: OLM's catalog operator
+		// may still be at work on the deleted InstallPlan and hold the
+		// deleted CSV in its caches, and a Subscription made then was
+		// matched to that CSV, said it was installed, and got no CSV once
+		// it was gone (the symptom of operator-lifecycle-manager#1441). It
+		// had settled within 5 s of the new Subscription.
+		time.Sleep(10 * time.Second)
 		operatorGroup(ctx, ns, "seed", ns)
 		sub = subscribe(ctx, ns, subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic))
 		installed(ctx, sub, csvName(version))
