@@ -119,13 +119,27 @@ func serveCatalog(ctx context.Context, name, image string) *operatorsv1alpha1.Ca
 	return source
 }
 
-// On failure, what OLM says of the spec's namespaces.
+// described is whether the failed spec's report already has what OLM
+// said.
+var described bool
+
+// On failure, what OLM says of the spec's namespaces: before the spec's
+// cleanup uninstalls its Subscriptions, or after it when the cleanup is
+// what failed.
+var _ = JustAfterEach(func(ctx SpecContext) {
+	if CurrentSpecReport().Failed() {
+		AddReportEntry("olm", describeOLM(ctx, specNamespaces))
+		described = true
+	}
+})
+
 var _ = ReportAfterEach(func(ctx SpecContext, report SpecReport) {
 	namespaces := specNamespaces
 	specNamespaces = nil
-	if report.Failed() {
+	if report.Failed() && !described {
 		AddReportEntry("olm", describeOLM(ctx, namespaces))
 	}
+	described = false
 })
 
 // removeOperatorAPIs deletes the operator's CRDs, which other suites
