@@ -51,7 +51,7 @@ func (ps processes) command(p process) []string {
 // start runs p, its output going to its log.
 func (ps processes) start(p process) error {
 	if p.supervised {
-		if err := writeFiles(map[string]string{ps.supervisor(): supervisor}); err != nil {
+		if err := ps.writeSupervisor(); err != nil {
 			return err
 		}
 	}
@@ -75,6 +75,29 @@ func (ps processes) start(p process) error {
 	// command ends, and init reaps it.
 	_ = cmd.Process.Release()
 	return os.WriteFile(ps.pidFile(p.name), []byte(strconv.Itoa(pid)), 0o644)
+}
+
+// writeSupervisor puts supervise.sh in place under a name of its own
+// first, never rewriting the file: bash reads a script as it runs it, and a
+// supervisor started a moment before, still reading, ended at once when its
+// script was truncated under it, before it started its process.
+func (ps processes) writeSupervisor() error {
+	tmp, err := os.CreateTemp(ps.pids, ".supervise-*.sh")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.WriteString(supervisor)
+	if closeErr := tmp.Close(); err == nil {
+		err = closeErr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), ps.supervisor())
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("writing the supervisor: %w", err)
+	}
+	return nil
 }
 
 // signature is how the process's command line starts: its program and, as

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,6 +45,25 @@ func TestSupervisedProcessRestartsAfterBackOff(t *testing.T) {
 
 	g.Expect(ps.stop(p, 5*time.Second)).To(Succeed())
 	g.Expect(ps.pid(p)).To(BeZero())
+}
+
+// A supervisor still reading its script keeps reading the script it
+// started with when the next supervised process is started.
+func TestSupervisorScriptIsReplacedNotRewritten(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	ps := processes{pids: dir, logs: dir}
+	g.Expect(os.WriteFile(ps.supervisor(), []byte("# the running supervisor's script\n"), 0o644)).To(Succeed())
+	running, err := os.Open(ps.supervisor())
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = running.Close() }()
+
+	g.Expect(ps.writeSupervisor()).To(Succeed())
+	g.Expect(io.ReadAll(running)).To(BeEquivalentTo("# the running supervisor's script\n"))
+	g.Expect(readFile(ps.supervisor())).To(Equal(supervisor))
+	entries, err := os.ReadDir(dir)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(entries).To(HaveLen(1), "no temporary file left")
 }
 
 // readFile is the file's content, or "" when it cannot be read.
