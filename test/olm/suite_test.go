@@ -13,11 +13,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -119,27 +121,25 @@ func serveCatalog(ctx context.Context, name, image string) *operatorsv1alpha1.Ca
 	return source
 }
 
-// described is whether the failed spec's report already has what OLM
-// said.
-var described bool
+// olmEntry names the report entry of what OLM says.
+const olmEntry = "olm"
 
 // On failure, what OLM says of the spec's namespaces: before the spec's
 // cleanup uninstalls its Subscriptions, or after it when the cleanup is
 // what failed.
 var _ = JustAfterEach(func(ctx SpecContext) {
 	if CurrentSpecReport().Failed() {
-		AddReportEntry("olm", describeOLM(ctx, specNamespaces))
-		described = true
+		AddReportEntry(olmEntry, describeOLM(ctx, specNamespaces))
 	}
 })
 
 var _ = ReportAfterEach(func(ctx SpecContext, report SpecReport) {
 	namespaces := specNamespaces
 	specNamespaces = nil
+	described := slices.ContainsFunc(report.ReportEntries, func(e types.ReportEntry) bool { return e.Name == olmEntry })
 	if report.Failed() && !described {
-		AddReportEntry("olm", describeOLM(ctx, namespaces))
+		AddReportEntry(olmEntry, describeOLM(ctx, namespaces))
 	}
-	described = false
 })
 
 // removeOperatorAPIs deletes the operator's CRDs, which other suites
