@@ -111,6 +111,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	b := &backups{list: list, holder: holder}
 	pvc := &corev1.PersistentVolumeClaim{}
 	claimErr := r.applyClaim(ctx, dv, pvc, b)
+	if apply.IsNamespaceTerminating(claimErr) {
+		return ctrl.Result{}, apply.IgnoreRefused(claimErr)
+	}
 	backupErr := r.backUp(ctx, dv, pvc, b)
 	growErr := r.autoGrow(ctx, dv, pvc)
 

@@ -54,6 +54,9 @@ func (r *EchoReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	original := e.DeepCopy()
 
 	job, applyErr := r.job(ctx, e)
+	if apply.IsNamespaceTerminating(applyErr) {
+		return ctrl.Result{}, apply.IgnoreRefused(applyErr)
+	}
 	computeEchoStatus(e, job, applyErr)
 	if err := kube.PatchStatus(ctx, r.Client, original, e); err != nil {
 		return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), err)

@@ -163,6 +163,17 @@ var _ = Describe("Echo controller", func() {
 		testenv.ExpectEvent(ctx, k8sClient, e, "Echo", "Recreated", "Job")
 	})
 
+	It("runs nothing and writes nothing once its namespace is being deleted", func(ctx SpecContext) {
+		e := create(ctx, "hello")
+		job := jobOf(ctx, e)
+		setJobStatus(ctx, e, start)
+		expectPhase(ctx, e, seedv1alpha1.EchoRunning)
+		testenv.NamespaceTerminating{
+			Owner: e, Kind: "Job",
+			Remove: func() { deleteJob(ctx, job) },
+		}.Expect(ctx, k8sClient)
+	})
+
 	It("prints once: the Job gets its TTL once the result is recorded, and when it is gone the result stays", func(ctx SpecContext) {
 		e := create(ctx, "hello", func(e *seedv1alpha1.Echo) { e.Spec.TTLSecondsAfterFinished = ptr.To[int32](0) })
 		job := jobOf(ctx, e)

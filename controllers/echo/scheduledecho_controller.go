@@ -44,7 +44,9 @@ func (r *ScheduledEchoReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 
 	cronJob := &batchv1.CronJob{}
 	applyErr := r.Applier.Apply(ctx, s, desiredCronJob(s), cronJob, apply.Exclusive())
-
+	if apply.IsNamespaceTerminating(applyErr) {
+		return ctrl.Result{}, apply.IgnoreRefused(applyErr)
+	}
 	computeScheduledStatus(s, cronJob, applyErr)
 	return ctrl.Result{}, errors.Join(apply.IgnoreRefused(applyErr), kube.PatchStatus(ctx, r.Client, original, s))
 }

@@ -111,6 +111,17 @@ var _ = Describe("ScheduledEcho controller", func() {
 		testenv.ExpectEvent(ctx, k8sClient, s, "ScheduledEcho", "Recreated", "CronJob")
 	})
 
+	It("makes nothing and writes nothing once its namespace is being deleted", func(ctx SpecContext) {
+		s := create(ctx, "tick")
+		testenv.ExpectCondition(ctx, k8sClient, s, seedv1alpha1.ConditionReady, metav1.ConditionTrue, reasonScheduled)
+		testenv.NamespaceTerminating{
+			Owner: s, Kind: "CronJob",
+			Remove: func() {
+				Expect(k8sClient.Delete(ctx, cronJobOf(ctx, s), client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
+			},
+		}.Expect(ctx, k8sClient)
+	})
+
 	It("reports the runs the CronJob reports", func(ctx SpecContext) {
 		s := create(ctx, "tick")
 		scheduled, succeeded := metav1.Now(), metav1.Now()

@@ -81,6 +81,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		err = r.keep(ctx, ic, pod, desired)
 	}
 
+	if apply.IsNamespaceTerminating(err) {
+		return ctrl.Result{}, apply.IgnoreRefused(err)
+	}
 	computeStatus(ic, pod, r.Now(), replacing, err)
 	return result, errors.Join(apply.IgnoreRefused(err), kube.PatchStatus(ctx, r.Client, original, ic))
 }

@@ -66,6 +66,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	deployment, autoscaler := &appsv1.Deployment{}, &autoscalingv2.HorizontalPodAutoscaler{}
 	applyErr := r.applyOwned(ctx, ws, deployment, autoscaler)
+	if apply.IsNamespaceTerminating(applyErr) {
+		return ctrl.Result{}, apply.IgnoreRefused(applyErr)
+	}
 	pods, err := r.pods(ctx, ws.Namespace, ws.Name)
 	if err != nil {
 		return ctrl.Result{}, errors.Join(applyErr, err)

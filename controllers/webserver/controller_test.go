@@ -536,6 +536,15 @@ var _ = Describe("WebServer controller", func() {
 		expectEvent(ctx, "web", "Recreated", "Service")
 	})
 
+	It("makes nothing and writes nothing once its namespace is being deleted", func(ctx SpecContext) {
+		_, s := createReady(ctx, "web")
+		testenv.NamespaceTerminating{
+			Owner:  &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: namespace}},
+			Kind:   "Service",
+			Remove: func() { Expect(k8sClient.Delete(ctx, s)).To(Succeed()) },
+		}.Expect(ctx, k8sClient)
+	})
+
 	It("changes the Service type and pins the node port", func(ctx SpecContext) {
 		create(ctx, "web")
 		serviceOf(ctx, "web")

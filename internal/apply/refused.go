@@ -18,7 +18,7 @@ import (
 // fills the log, until the spec changes or the refused object's state does,
 // and either brings a reconcile of its own; a namespace being deleted takes
 // the owner with it. The status still reports err, and the apply a warning
-// event unless the namespace is being deleted (it would refuse the event).
+// event, unless the namespace is being deleted (IsNamespaceTerminating).
 func IgnoreRefused(err error) error {
 	if err == nil || every(err, refused) {
 		return nil
@@ -38,6 +38,16 @@ func IgnoreNamespaceTerminating(err error) error {
 		return nil
 	}
 	return err
+}
+
+// IsNamespaceTerminating tells whether a failure in err is the namespace
+// lifecycle admission's refusal to create an object in a namespace being
+// deleted. A reconciler that sees it writes no status: the namespace takes
+// the owner with it, and the namespace's own status says what holds it
+// back. Writing the refusal would cost a write per owned object the
+// namespace's deletion removes, each bringing a reconcile of its own.
+func IsNamespaceTerminating(err error) bool {
+	return err != nil && !every(err, func(err error) bool { return !namespaceTerminating(err) })
 }
 
 // every tells whether is holds for err or, through wrapping, for each

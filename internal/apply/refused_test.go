@@ -34,8 +34,8 @@ func TestIgnoreRefused(t *testing.T) {
 		err     error
 		refused bool
 		// terminating is whether every failure is a create in a namespace
-		// being deleted.
-		terminating bool
+		// being deleted; inTerminating whether one is.
+		terminating, inTerminating bool
 		// reason is the refusal's label in seed_owned_object_refusals_total.
 		reason string
 	}{
@@ -47,9 +47,10 @@ func TestIgnoreRefused(t *testing.T) {
 		{name: "one refused, one unavailable", err: errors.Join(invalid, fmt.Errorf("applying Service: %w", unavailable)), refused: false},
 		{name: "one refused, one wrapped join with a conflict", err: fmt.Errorf("step: %w", errors.Join(invalid, conflict)), refused: false},
 		{name: "a conflict", err: conflict, refused: false},
-		{name: "created in a namespace being deleted", err: fmt.Errorf("applying Pod shop/app-immortalpod: %w", terminating), refused: true, terminating: true, reason: "NamespaceTerminating"},
-		{name: "two backups taken in a namespace being deleted", err: errors.Join(fmt.Errorf("taking backup: %w", terminating), terminating), refused: true, terminating: true, reason: "NamespaceTerminating"},
-		{name: "one in a namespace being deleted, one invalid", err: fmt.Errorf("step: %w", errors.Join(terminating, invalid)), refused: true, reason: "NamespaceTerminating"},
+		{name: "created in a namespace being deleted", err: fmt.Errorf("applying Pod shop/app-immortalpod: %w", terminating), refused: true, terminating: true, inTerminating: true, reason: "NamespaceTerminating"},
+		{name: "two backups taken in a namespace being deleted", err: errors.Join(fmt.Errorf("taking backup: %w", terminating), terminating), refused: true, terminating: true, inTerminating: true, reason: "NamespaceTerminating"},
+		{name: "one in a namespace being deleted, one invalid", err: fmt.Errorf("step: %w", errors.Join(terminating, invalid)), refused: true, inTerminating: true, reason: "NamespaceTerminating"},
+		{name: "one unavailable, one in a namespace being deleted", err: errors.Join(unavailable, fmt.Errorf("applying Service: %w", terminating)), refused: false, inTerminating: true},
 		{name: "forbidden by RBAC", err: forbidden, refused: false},
 		{name: "a name conflict", err: &NameConflictError{Kind: "Service", Name: "web-service", OwnerKind: "WebServer", OwnerName: "web"}, refused: true, reason: "NameConflict"},
 		{name: "a name conflict beside a refusal", err: errors.Join(invalid, &NameConflictError{Kind: "Service"}), refused: true, reason: "NameConflict"},
@@ -64,6 +65,7 @@ func TestIgnoreRefused(t *testing.T) {
 				g.Expect(IgnoreRefused(tt.err)).To(MatchError(tt.err))
 			}
 			g.Expect(refusalReason(tt.err)).To(Equal(tt.reason))
+			g.Expect(IsNamespaceTerminating(tt.err)).To(Equal(tt.inTerminating))
 			if tt.terminating {
 				g.Expect(IgnoreNamespaceTerminating(tt.err)).To(Succeed())
 			} else {
