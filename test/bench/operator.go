@@ -214,41 +214,61 @@ func (o *operator) saveHeapProfile(ctx context.Context) (string, error) {
 	return path, os.WriteFile(path, []byte(body), 0o644)
 }
 
-// profileBurst starts the operator's CPU profiles of a burst of n of kind,
-// when on, says where they go, and returns what stops them.
-func (o *operator) profileBurst(ctx context.Context, on bool, n int, kind string) (context.CancelFunc, error) {
+// profileBurst starts the CPU profiles of the operator and of the API
+// server in a burst of n of kind, when on, says where they go, and
+// returns what stops them. The API server's say what the operator's
+// requests cost the cluster, which its own profiles cannot.
+func (c *clients) profileBurst(ctx context.Context, o *operator, on bool, n int, kind string) (context.CancelFunc, error) {
 	if !on {
 		return func() {}, nil
 	}
 	ctx, stop := context.WithCancel(ctx)
-	profiles, err := o.profileCPU(ctx, "cpu-"+strings.ToLower(kind))
-	if err != nil {
-		stop()
-		return nil, err
+	dir, name := filepath.Dir(o.logPath), "cpu-"+strings.ToLower(kind)
+	for _, p := range []struct {
+		who, name string
+		fetch     fetchProfile
+	}{
+		{"the operator's", name, func(ctx context.Context, seconds int) (string, error) {
+			return o.get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", o.ports.pprof, seconds), false)
+		}},
+		{"the API server's", "apiserver-" + name, func(ctx context.Context, seconds int) (string, error) {
+			body, err := c.kube.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/profile").
+				Param("seconds", strconv.Itoa(seconds)).DoRaw(ctx)
+			return string(body), err
+		}},
+	} {
+		profiles, err := profileCPU(ctx, dir, p.name, p.fetch)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		fmt.Printf("N=%d %s: %s CPU profiles of the burst: go tool pprof -top %s\n", n, kind, p.who, profiles)
 	}
-	fmt.Printf("N=%d %s: the operator's CPU profiles of the burst: go tool pprof -top %s\n", n, kind, profiles)
 	return stop, nil
 }
+
+// fetchProfile takes a CPU profile of the given number of seconds.
+type fetchProfile func(ctx context.Context, seconds int) (string, error)
 
 // cpuProfileSeconds is the length of each CPU profile profileCPU takes:
 // short, since a burst's end cuts the last one off unsaved.
 const cpuProfileSeconds = 5
 
-// profileCPU saves the operator's CPU profiles, one after another, until
-// ctx ends, as name-1.pprof, name-2.pprof and so on in its directory, and
-// returns their pattern for `go tool pprof`, which merges them.
-func (o *operator) profileCPU(ctx context.Context, name string) (string, error) {
-	pattern := filepath.Join(filepath.Dir(o.logPath), name+"-*.pprof")
+// profileCPU saves the CPU profiles fetch takes, one after another, until
+// ctx ends, as name-1.pprof, name-2.pprof and so on in dir, and returns
+// their pattern for `go tool pprof`, which merges them.
+func profileCPU(ctx context.Context, dir, name string, fetch fetchProfile) (string, error) {
+	pattern := filepath.Join(dir, name+"-*.pprof")
 	if err := removeAll(pattern); err != nil {
 		return "", fmt.Errorf("removing an earlier run's CPU profiles: %w", err)
 	}
 	go func() {
 		for i := 1; ctx.Err() == nil; i++ {
-			body, err := o.get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", o.ports.pprof, cpuProfileSeconds), false)
+			body, err := fetch(ctx, cpuProfileSeconds)
 			if err != nil {
 				return
 			}
-			_ = os.WriteFile(filepath.Join(filepath.Dir(o.logPath), fmt.Sprintf("%s-%d.pprof", name, i)), []byte(body), 0o644)
+			_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", name, i)), []byte(body), 0o644)
 		}
 	}()
 	return pattern, nil

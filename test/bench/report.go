@@ -80,6 +80,22 @@ type kindResult struct {
 	// once their objects are gone; BaselineDrift its time over the first.
 	BaselineAfter burstResult `json:"baselineAfter"`
 	BaselineDrift float64     `json:"baselineDrift"`
+	// Deletion is the deletion of the operator's burst's namespace.
+	Deletion deletionResult `json:"deletion"`
+}
+
+// deletionResult is what the operator did while the namespace of a
+// burst went: the namespace controller deletes the objects in any order,
+// so the operator sees its objects go before their owners.
+type deletionResult struct {
+	// Seconds is from the namespace's deletion until it was gone.
+	Seconds float64 `json:"seconds"`
+	// RequestsPerCR are the operator's API requests by method, over N,
+	// the renewals of its Lease aside; WritesPerCR the writes of them,
+	// events (refused in a namespace being deleted) included.
+	RequestsPerCR   map[string]float64 `json:"requestsPerCR,omitempty"`
+	WritesPerCR     float64            `json:"writesPerCR"`
+	ReconcilesPerCR float64            `json:"reconcilesPerCR"`
 }
 
 // driftLimit is how far the two baselines of a run may differ before the
@@ -216,6 +232,9 @@ func (s sizeResult) print(w io.Writer, limit int64) error {
 			k.Kind, cpuByProcess(k.Baseline.ControlPlaneCPU, k.Floor.ControlPlaneCPU, k.Operator.ControlPlaneCPU), k.Operator.CPUSeconds)
 		out.printf("%s, raw s before and after the operator: %.1f, %.1f (%+.0f%%)%s\n", k.Kind, k.Baseline.Seconds,
 			k.BaselineAfter.Seconds, (k.BaselineDrift-1)*100, driftWarning(k.BaselineDrift))
+		d := k.Deletion
+		out.printf("%s, the namespace deleted: gone in %.1f s; the operator meanwhile: %.2f writes/CR (%s), %.2f reconciles/CR\n",
+			k.Kind, d.Seconds, d.WritesPerCR, byMethod(d.RequestsPerCR), d.ReconcilesPerCR)
 	}
 	m := s.Memory
 	out.printf("idle %.0fs: %d writes, %d reconciles, %d objects changed%s\n",
@@ -323,6 +342,8 @@ var kindFigures = []figure{
 	{"reconciles/CR", func(k kindResult) float64 { return k.Operator.ReconcilesPerCR }},
 	{"operator CPU s", func(k kindResult) float64 { return k.Operator.CPUSeconds }},
 	{"control plane CPU s", func(k kindResult) float64 { return total(k.Operator.ControlPlaneCPU) }},
+	{"deletion s", func(k kindResult) float64 { return k.Deletion.Seconds }},
+	{"deletion writes/CR", func(k kindResult) float64 { return k.Deletion.WritesPerCR }},
 }
 
 // compare prints, for each size and kind both reports have, the old and

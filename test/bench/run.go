@@ -128,7 +128,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 		if err != nil {
 			return res, err
 		}
-		stopProfiling, err := op.profileBurst(ctx, cfg.profile, n, k.name)
+		stopProfiling, err := c.profileBurst(ctx, op, cfg.profile, n, k.name)
 		if err != nil {
 			return res, err
 		}
@@ -185,8 +185,14 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 	}
 
 	// The operator runs until its objects are gone: some hold finalizers
-	// it removes.
-	for _, namespace := range namespaces {
+	// it removes. What it does while a burst's namespace goes is measured.
+	for i, k := range cfg.kinds {
+		fmt.Printf("N=%d %s: the namespace deleted\n", n, k.name)
+		if res.Kinds[i].Deletion, err = c.deletion(ctx, op, renewals, namespaces[i], n, k.controller); err != nil {
+			return res, err
+		}
+	}
+	for _, namespace := range namespaces[len(cfg.kinds):] {
 		if err := c.deleteNamespace(ctx, namespace); err != nil {
 			return res, err
 		}
@@ -270,6 +276,27 @@ func operatorFigures(b burstResult, before, after snapshot, n, events int, contr
 		CPUSeconds:      after.proc.cpuSeconds - before.proc.cpuSeconds,
 		RSSBytes:        after.proc.rss,
 	}
+}
+
+// deletion deletes the namespace of a burst of n custom resources, the
+// operator running, and says how long it took to go and what the operator
+// did meanwhile.
+func (c *clients) deletion(ctx context.Context, op *operator, renewals *leaseUpdates, namespace string, n int, controller string) (deletionResult, error) {
+	before, err := op.snapshot(ctx, renewals)
+	if err != nil {
+		return deletionResult{}, err
+	}
+	start := time.Now()
+	if err := c.deleteNamespace(ctx, namespace); err != nil {
+		return deletionResult{}, err
+	}
+	seconds := time.Since(start).Seconds()
+	after, err := op.snapshot(ctx, renewals)
+	if err != nil {
+		return deletionResult{}, err
+	}
+	f := operatorFigures(burstResult{Seconds: seconds}, before, after, n, 0, controller)
+	return deletionResult{Seconds: seconds, RequestsPerCR: f.RequestsPerCR, WritesPerCR: f.WritesPerCR, ReconcilesPerCR: f.ReconcilesPerCR}, nil
 }
 
 // idle watches the operator while nothing changes: it should write
