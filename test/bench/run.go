@@ -80,27 +80,16 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 		name := strings.ToLower(k.name)
 		leftovers = append(leftovers, "bench-raw-"+name, "bench-floor-"+name, "bench-"+name, "bench-raw-after-"+name)
 	}
-	for _, namespace := range leftovers {
-		if err := c.deleteNamespace(ctx, namespace); err != nil {
-			return res, err
-		}
+	if err := c.deleteNamespaces(ctx, leftovers); err != nil {
+		return res, err
 	}
 	// The custom resources of the floor need their definitions.
 	if err := c.install(ctx, cfg.root); err != nil {
 		return res, err
 	}
-	for _, k := range cfg.kinds {
-		fmt.Printf("N=%d %s: raw client-go\n", n, k.name)
-		b, err := c.rawBurst(ctx, "bench-raw-"+strings.ToLower(k.name), n, cfg.workers, k.baseline, timeout)
-		if err != nil {
-			return res, fmt.Errorf("baseline of %s: %w", k.name, err)
-		}
-		fmt.Printf("N=%d %s: raw client-go, and the custom resources with no operator\n", n, k.name)
-		floor, err := c.rawBurst(ctx, "bench-floor-"+strings.ToLower(k.name), n, cfg.workers, k.withCustomResource(), timeout)
-		if err != nil {
-			return res, fmt.Errorf("floor of %s: %w", k.name, err)
-		}
-		res.Kinds = append(res.Kinds, kindResult{Kind: k.name, Baseline: b, Floor: floor, FloorRatio: floor.Seconds / b.Seconds})
+	var err error
+	if res.Kinds, err = c.baselines(ctx, cfg, n, timeout); err != nil {
+		return res, err
 	}
 
 	op, err := c.startOperator(ctx, cfg, filepath.Join(cfg.root, "bin", "bench", fmt.Sprintf("operator-%d", n)), operatorPort)
@@ -192,27 +181,57 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 			return res, err
 		}
 	}
-	for _, namespace := range namespaces[len(cfg.kinds):] {
-		if err := c.deleteNamespace(ctx, namespace); err != nil {
-			return res, err
-		}
+	if err := c.deleteNamespaces(ctx, namespaces[len(cfg.kinds):]); err != nil {
+		return res, err
 	}
 	if err := op.stop(); err != nil {
 		return res, err
 	}
+	return res, c.baselinesAgain(ctx, cfg, n, timeout, res.Kinds)
+}
 
-	// The baseline again, on the cluster as quiet as the first time: when
-	// the two differ, the cluster changed under the run.
+func (c *clients) deleteNamespaces(ctx context.Context, namespaces []string) error {
+	for _, namespace := range namespaces {
+		if err := c.deleteNamespace(ctx, namespace); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// baselines bursts n objects of every kind with client-go, then the same
+// with the custom resources and no operator: the floor.
+func (c *clients) baselines(ctx context.Context, cfg config, n int, timeout time.Duration) ([]kindResult, error) {
+	kinds := make([]kindResult, 0, len(cfg.kinds))
+	for _, k := range cfg.kinds {
+		fmt.Printf("N=%d %s: raw client-go\n", n, k.name)
+		b, err := c.rawBurst(ctx, "bench-raw-"+strings.ToLower(k.name), n, cfg.workers, k.baseline, timeout)
+		if err != nil {
+			return nil, fmt.Errorf("baseline of %s: %w", k.name, err)
+		}
+		fmt.Printf("N=%d %s: raw client-go, and the custom resources with no operator\n", n, k.name)
+		floor, err := c.rawBurst(ctx, "bench-floor-"+strings.ToLower(k.name), n, cfg.workers, k.withCustomResource(), timeout)
+		if err != nil {
+			return nil, fmt.Errorf("floor of %s: %w", k.name, err)
+		}
+		kinds = append(kinds, kindResult{Kind: k.name, Baseline: b, Floor: floor, FloorRatio: floor.Seconds / b.Seconds})
+	}
+	return kinds, nil
+}
+
+// baselinesAgain bursts the baseline again, on the cluster as quiet as the
+// first time: when the two differ, the cluster changed under the run.
+func (c *clients) baselinesAgain(ctx context.Context, cfg config, n int, timeout time.Duration, kinds []kindResult) error {
 	for i, k := range cfg.kinds {
 		fmt.Printf("N=%d %s: raw client-go again\n", n, k.name)
 		b, err := c.rawBurst(ctx, "bench-raw-after-"+strings.ToLower(k.name), n, cfg.workers, k.baseline, timeout)
 		if err != nil {
-			return res, fmt.Errorf("baseline of %s, again: %w", k.name, err)
+			return fmt.Errorf("baseline of %s, again: %w", k.name, err)
 		}
-		res.Kinds[i].BaselineAfter = b
-		res.Kinds[i].BaselineDrift = b.Seconds / res.Kinds[i].Baseline.Seconds
+		kinds[i].BaselineAfter = b
+		kinds[i].BaselineDrift = b.Seconds / kinds[i].Baseline.Seconds
 	}
-	return res, nil
+	return nil
 }
 
 // snapshot is what the operator has done so far.
@@ -281,7 +300,9 @@ func operatorFigures(b burstResult, before, after snapshot, n, events int, contr
 // deletion deletes the namespace of a burst of n custom resources, the
 // operator running, and says how long it took to go and what the operator
 // did meanwhile.
-func (c *clients) deletion(ctx context.Context, op *operator, renewals *leaseUpdates, namespace string, n int, controller string) (deletionResult, error) {
+func (c *clients) deletion(
+	ctx context.Context, op *operator, renewals *leaseUpdates, namespace string, n int, controller string,
+) (deletionResult, error) {
 	before, err := op.snapshot(ctx, renewals)
 	if err != nil {
 		return deletionResult{}, err
