@@ -73,10 +73,8 @@ released-managers: $(foreach v,$(INSTALLED_RELEASES),$(RELEASED_MANAGERS)/$(v)/m
 $(RELEASED_MANAGERS)/%/manager:
 	@commit=$(call release-commit,$*); git cat-file -e "$$commit^{commit}" 2>/dev/null || \
 		{ echo "release $*: commit '$$commit' is not in this clone (a shallow clone?)" >&2; exit 1; }
-	rm -rf $(@D) && mkdir -p $(@D)/src
-	git archive $(call release-commit,$*) | tar -x -C $(@D)/src
-	cd $(@D)/src && $(BUILD_COST) go build -ldflags="-s -w" -o ../manager .
-	rm -rf $(@D)/src
+	rm -rf $(@D) && mkdir -p $(@D)
+	$(BUILD_COST) hack/release-manager.sh $(call release-commit,$*) $@
 
 # OLM's programs, as its image lays them out in /bin, stamped with its
 # version as its release build does.
