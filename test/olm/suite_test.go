@@ -26,6 +26,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -110,7 +111,7 @@ func serveCatalog(ctx context.Context, name, image string) *operatorsv1alpha1.Ca
 			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
 		},
 	}
-	deleteAndWait(ctx, source)
+	deleteCatalog(ctx, source)
 	source.ResourceVersion = ""
 	Expect(k8sClient.Create(ctx, source)).To(Succeed())
 	Eventually(ctx, func(g Gomega) {
@@ -174,6 +175,32 @@ func deleteAndWait(ctx context.Context, o client.Object) {
 	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, o))).To(Succeed())
 	Eventually(ctx, func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(o), o) }).
 		Should(MatchError(ContainSubstring("not found")))
+}
+
+// deleteCatalog deletes a CatalogSource, if there is one, and waits until
+// the garbage collector has deleted the bundles OLM unpacked from it. OLM
+// names such a ConfigMap for the bundle's image and takes it as unpacked
+// for any catalog in the namespace that serves that image: an InstallPlan
+// of another catalog that found it just before the collector deleted it
+// failed for good ("error finding unpacked bundle configmap").
+func deleteCatalog(ctx context.Context, source *operatorsv1alpha1.CatalogSource) {
+	live := &operatorsv1alpha1.CatalogSource{}
+	err := k8sClient.Get(ctx, client.ObjectKeyFromObject(source), live)
+	if apierrors.IsNotFound(err) {
+		return
+	}
+	Expect(err).NotTo(HaveOccurred())
+	uid := live.UID
+	deleteAndWait(ctx, live)
+	Eventually(ctx, func(g Gomega) {
+		configMaps := &corev1.ConfigMapList{}
+		g.Expect(k8sClient.List(ctx, configMaps, client.InNamespace(live.Namespace))).To(Succeed())
+		for _, cm := range configMaps.Items {
+			for _, owner := range cm.OwnerReferences {
+				g.Expect(owner.UID).NotTo(Equal(uid), "ConfigMap %s, unpacked from the deleted catalog %s", cm.Name, live.Name)
+			}
+		}
+	}).Should(Succeed())
 }
 
 // bundleCSV is the ClusterServiceVersion of the version under development,

@@ -130,7 +130,7 @@ func installPrevious(ctx context.Context, prefix string) (
 	*operatorsv1alpha1.CatalogSource, string, *operatorsv1alpha1.Subscription, *operatorsv1alpha1.ClusterServiceVersion,
 ) {
 	source := serveCatalog(ctx, previousCatalogName, previousCatalogImage)
-	DeferCleanup(deleteAndWait, source)
+	DeferCleanup(deleteCatalog, source)
 	ns := createNamespace(ctx, prefix)
 	operatorGroup(ctx, ns, "seed")
 	spec := subscription("stable", "", operatorsv1alpha1.ApprovalAutomatic)
