@@ -25,11 +25,15 @@ var _ = Describe("Grants the operator uses after a conflict", Serial, func() {
 		func(ctx SpecContext, group, resource string, newObject func(namespace string) client.Object) {
 			obj := newObject(env.Namespace(ctx, "grants"))
 			Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+			// The controller writes the object too, so the removal is retried
+			// on a conflict.
 			DeferCleanup(func(ctx SpecContext) {
-				Expect(client.IgnoreNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj))).To(Succeed())
-				if controllerutil.RemoveFinalizer(obj, probe) {
-					Expect(k8sClient.Update(ctx, obj)).To(Succeed())
-				}
+				Eventually(ctx, func(g Gomega) {
+					g.Expect(client.IgnoreNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj))).To(Succeed())
+					if controllerutil.RemoveFinalizer(obj, probe) {
+						g.Expect(client.IgnoreNotFound(k8sClient.Update(ctx, obj))).To(Succeed())
+					}
+				}).Should(Succeed())
 			})
 			// A copy read before another client's change, as from a cache
 			// that has not seen it yet.
