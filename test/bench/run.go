@@ -35,8 +35,6 @@ import (
 const (
 	operatorPort = 18480
 	leaseName    = kube.LeaderElectionID
-	// namespaceGoneLimit is how long a bench namespace may take to go.
-	namespaceGoneLimit = 10 * time.Minute
 	// leaseUpdateLimit is well above the operator's retry period (2 s).
 	leaseUpdateLimit = 30 * time.Second
 	leaseSettle      = 300 * time.Millisecond
@@ -72,7 +70,7 @@ func resourceOf(obj client.Object) (schema.GroupVersionResource, error) {
 // kind, with n objects each.
 func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult, error) {
 	res := sizeResult{N: n}
-	timeout := 5*time.Minute + time.Duration(n)*time.Second
+	timeout := limitFor(n)
 	// What an interrupted run left.
 	leftovers := make([]string, 0, 2+2*len(cfg.kinds))
 	leftovers = append(leftovers, "bench-starvation", "bench-starvation-alone")
@@ -80,7 +78,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 		name := strings.ToLower(k.name)
 		leftovers = append(leftovers, "bench-raw-"+name, "bench-floor-"+name, "bench-"+name, "bench-raw-after-"+name)
 	}
-	if err := c.deleteNamespaces(ctx, leftovers); err != nil {
+	if err := c.deleteNamespaces(ctx, leftovers, timeout); err != nil {
 		return res, err
 	}
 	// The custom resources of the floor need their definitions.
@@ -181,7 +179,7 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 			return res, err
 		}
 	}
-	if err := c.deleteNamespaces(ctx, namespaces[len(cfg.kinds):]); err != nil {
+	if err := c.deleteNamespaces(ctx, namespaces[len(cfg.kinds):], timeout); err != nil {
 		return res, err
 	}
 	if err := op.stop(); err != nil {
@@ -190,9 +188,9 @@ func (c *clients) benchSize(ctx context.Context, cfg config, n int) (sizeResult,
 	return res, c.baselinesAgain(ctx, cfg, n, timeout, res.Kinds)
 }
 
-func (c *clients) deleteNamespaces(ctx context.Context, namespaces []string) error {
+func (c *clients) deleteNamespaces(ctx context.Context, namespaces []string, limit time.Duration) error {
 	for _, namespace := range namespaces {
-		if err := c.deleteNamespace(ctx, namespace); err != nil {
+		if err := c.deleteNamespace(ctx, namespace, limit); err != nil {
 			return err
 		}
 	}
@@ -308,7 +306,7 @@ func (c *clients) deletion(
 		return deletionResult{}, err
 	}
 	start := time.Now()
-	if err := c.deleteNamespace(ctx, namespace); err != nil {
+	if err := c.deleteNamespace(ctx, namespace, limitFor(n)); err != nil {
 		return deletionResult{}, err
 	}
 	seconds := time.Since(start).Seconds()
@@ -543,7 +541,7 @@ func (c *clients) rawBurst(ctx context.Context, namespace string, n, workers int
 	if err != nil {
 		return b, err
 	}
-	return b, c.deleteNamespace(ctx, namespace)
+	return b, c.deleteNamespace(ctx, namespace, timeout)
 }
 
 func (c *clients) inNamespace(ctx context.Context, namespace string, f func() (burstResult, error)) (burstResult, error) {
@@ -561,13 +559,19 @@ func (c *clients) createNamespace(ctx context.Context, namespace string) error {
 	return nil
 }
 
-// deleteNamespace deletes namespace and waits until it is gone, so that
-// the next burst runs on a cluster as quiet as the first.
-func (c *clients) deleteNamespace(ctx context.Context, namespace string) error {
+// limitFor is how long a burst of n objects of a kind may take to be done,
+// and its namespace to go: a bound on a run stuck, not a target.
+func limitFor(n int) time.Duration {
+	return 5*time.Minute + time.Duration(n)*time.Second
+}
+
+// deleteNamespace deletes namespace and waits, up to limit, until it is
+// gone, so that the next burst runs on a cluster as quiet as the first.
+func (c *clients) deleteNamespace(ctx context.Context, namespace string, limit time.Duration) error {
 	if err := c.kube.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	deadline := time.Now().Add(namespaceGoneLimit)
+	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		_, err := c.kube.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
@@ -579,5 +583,5 @@ func (c *clients) deleteNamespace(ctx context.Context, namespace string) error {
 		case <-time.After(time.Second):
 		}
 	}
-	return errors.New("namespace " + namespace + " still there after " + namespaceGoneLimit.String())
+	return errors.New("namespace " + namespace + " still there after " + limit.String())
 }
