@@ -537,11 +537,16 @@ var _ = Describe("WebServer controller", func() {
 	})
 
 	It("makes nothing and writes nothing once its namespace is being deleted", func(ctx SpecContext) {
-		_, s := createReady(ctx, "web")
+		d, s := createReady(ctx, "web")
+		_, other := createReady(ctx, "other")
 		testenv.NamespaceTerminating{
 			Owner:  &seedv1alpha1.WebServer{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: namespace}},
 			Kind:   "Service",
 			Remove: func() { Expect(k8sClient.Delete(ctx, s)).To(Succeed()) },
+			More: func() {
+				Expect(k8sClient.Delete(ctx, d)).To(Succeed())
+				Expect(k8sClient.Delete(ctx, other)).To(Succeed())
+			},
 		}.Expect(ctx, k8sClient)
 	})
 

@@ -56,7 +56,8 @@ type Applier struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 
-	conflicts *conflicts
+	conflicts   *conflicts
+	terminating *terminating
 }
 
 // NewApplier is the Applier of the manager's controllers: it writes as the
@@ -75,11 +76,12 @@ func NewApplier(mgr manager.Manager) (*Applier, error) {
 		return nil, fmt.Errorf("adding the watches of name conflicts: %w", err)
 	}
 	return &Applier{
-		Client:    mgr.GetClient(),
-		Writer:    writer,
-		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorder(kube.FieldManager),
-		conflicts: conflicts,
+		Client:      mgr.GetClient(),
+		Writer:      writer,
+		APIReader:   mgr.GetAPIReader(),
+		Recorder:    mgr.GetEventRecorder(kube.FieldManager),
+		conflicts:   conflicts,
+		terminating: newTerminating(),
 	}, nil
 }
 
@@ -144,15 +146,20 @@ const absentVersion = "9223372036854775807"
 // when Apply fails, as it was before, so that the status can still
 // describe it (left empty when the object is not the owner's). When
 // nothing was sent, that is the cache's copy, which has no spec for a kind
-// whose spec no controller reads (Owned).
+// whose spec no controller reads (Owned). Once the owner's namespace has
+// refused an object as being deleted, Apply sends nothing more for it and
+// returns that refusal, live left empty.
 func (a *Applier) Apply(ctx context.Context, owner kube.Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) (err error) {
 	var o applyOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
 	kind := ptr.Deref(desired.GetKind(), "")
-	defer func() { countRefusal(kind, err) }()
 	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
+	if refusal := a.terminating.refusal(owner); refusal != nil {
+		return fmt.Errorf("not applying %s %s: %w", kind, key, refusal)
+	}
+	defer func() { countRefusal(kind, err) }()
 
 	previous, cached, err := a.cached(ctx, key, live)
 	if err != nil {
@@ -265,15 +272,10 @@ func objectMeta(desired ApplyConfiguration) *metav1ac.ObjectMetaApplyConfigurati
 // byName reads the object of key from the API server, into a copy of empty,
 // with a list by name: the list verb the cache needs is all it takes.
 func (a *Applier) byName(ctx context.Context, key client.ObjectKey, empty client.Object) (client.Object, error) {
-	gvk, err := apiutil.GVKForObject(empty, a.Client.Scheme())
+	objects, err := listOf(a.Client.Scheme(), empty)
 	if err != nil {
 		return nil, err
 	}
-	list, err := a.Client.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	if err != nil {
-		return nil, err
-	}
-	objects, _ := list.(client.ObjectList)
 	if err := a.APIReader.List(ctx, objects, client.InNamespace(key.Namespace), client.MatchingFields{"metadata.name": key.Name}); err != nil {
 		return nil, err
 	}
@@ -282,10 +284,27 @@ func (a *Applier) byName(ctx context.Context, key client.ObjectKey, empty client
 		return nil, err
 	}
 	if len(items) != 1 {
-		return nil, fmt.Errorf("%s %s was deleted meanwhile", gvk.Kind, key)
+		return nil, fmt.Errorf("%s %s was deleted meanwhile", a.kindOf(empty), key)
 	}
 	found, _ := items[0].(client.Object)
 	return found, nil
+}
+
+// listOf is an empty list of obj's kind.
+func listOf(scheme *runtime.Scheme, obj client.Object) (client.ObjectList, error) {
+	gvk, err := apiutil.GVKForObject(obj, scheme)
+	if err != nil {
+		return nil, err
+	}
+	list, err := scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err != nil {
+		return nil, err
+	}
+	objects, ok := list.(client.ObjectList)
+	if !ok {
+		return nil, fmt.Errorf("%s is no list of objects", gvk.Kind+"List")
+	}
+	return objects, nil
 }
 
 // apply applies desired, after removing the spec fields that the foreign
@@ -322,7 +341,10 @@ func (a *Applier) apply(
 		// A namespace being deleted refuses the event as it refused the
 		// object, and the owner goes with it. A conflict is a create that
 		// found the name taken, which Apply reports as it finds why.
-		if !namespaceTerminating(err) && !apierrors.IsConflict(err) {
+		switch {
+		case namespaceTerminating(err):
+			a.terminating.learn(ctx, a.Client, a.Client.Scheme(), owner, err)
+		case !apierrors.IsConflict(err):
 			a.Warn(owner, ReasonApplyFailed, "Apply", "Could not apply %s %s: %v", kind, key.Name, err)
 		}
 		return false, fmt.Errorf("applying %s %s: %w", kind, key, err)
