@@ -16,6 +16,7 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -81,7 +82,7 @@ func NewApplier(mgr manager.Manager) (*Applier, error) {
 		APIReader:   mgr.GetAPIReader(),
 		Recorder:    mgr.GetEventRecorder(kube.FieldManager),
 		conflicts:   conflicts,
-		terminating: newTerminating(),
+		terminating: newTerminating(clock.RealClock{}),
 	}, nil
 }
 

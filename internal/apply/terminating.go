@@ -27,8 +27,8 @@ type terminating struct {
 	owners *cache.LRUExpireCache
 }
 
-func newTerminating() *terminating {
-	return &terminating{owners: cache.NewLRUExpireCache(maxTerminating)}
+func newTerminating(clock cache.Clock) *terminating {
+	return &terminating{owners: cache.NewLRUExpireCacheWithClock(maxTerminating, clock)}
 }
 
 // refusal is the refusal that told owner's namespace is being deleted, or
