@@ -149,7 +149,7 @@ const absentVersion = "9223372036854775807"
 // nothing was sent, that is the cache's copy, which has no spec for a kind
 // whose spec no controller reads (Owned). Once the owner's namespace has
 // refused an object as being deleted, Apply sends nothing more for it and
-// returns that refusal, live left empty.
+// returns that refusal, live left as it was.
 func (a *Applier) Apply(ctx context.Context, owner kube.Object, desired ApplyConfiguration, live client.Object, opts ...ApplyOption) (err error) {
 	var o applyOptions
 	for _, opt := range opts {
