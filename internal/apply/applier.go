@@ -19,7 +19,6 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -273,7 +272,7 @@ func objectMeta(desired ApplyConfiguration) *metav1ac.ObjectMetaApplyConfigurati
 // byName reads the object of key from the API server, into a copy of empty,
 // with a list by name: the list verb the cache needs is all it takes.
 func (a *Applier) byName(ctx context.Context, key client.ObjectKey, empty client.Object) (client.Object, error) {
-	objects, err := listOf(a.Client.Scheme(), empty)
+	objects, err := kube.ListOf(a.Client.Scheme(), empty)
 	if err != nil {
 		return nil, err
 	}
@@ -289,23 +288,6 @@ func (a *Applier) byName(ctx context.Context, key client.ObjectKey, empty client
 	}
 	found, _ := items[0].(client.Object)
 	return found, nil
-}
-
-// listOf is an empty list of obj's kind.
-func listOf(scheme *runtime.Scheme, obj client.Object) (client.ObjectList, error) {
-	gvk, err := apiutil.GVKForObject(obj, scheme)
-	if err != nil {
-		return nil, err
-	}
-	list, err := scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	if err != nil {
-		return nil, err
-	}
-	objects, ok := list.(client.ObjectList)
-	if !ok {
-		return nil, fmt.Errorf("%s is no list of objects", gvk.Kind+"List")
-	}
-	return objects, nil
 }
 
 // apply applies desired, after removing the spec fields that the foreign

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/seed-operators/seed-operator/internal/kube"
 )
 
 const (
@@ -49,7 +51,7 @@ func (t *terminating) refusal(owner client.Object) error {
 // it. A failure to list leaves only owner known.
 func (t *terminating) learn(ctx context.Context, cached client.Reader, scheme *runtime.Scheme, owner client.Object, refusal error) {
 	t.owners.Add(owner.GetUID(), refusal, terminatingTTL)
-	others, err := listOf(scheme, owner)
+	others, err := kube.ListOf(scheme, owner)
 	if err != nil {
 		return
 	}

@@ -56,7 +56,7 @@ var cacheObjects = newMetric("seed_cache_objects",
 type Collector struct {
 	reader client.Reader
 	// owned are empty lists of each kind the operator owns, by kind.
-	owned   map[string]func() client.ObjectList
+	owned   map[string]client.ObjectList
 	leading func() bool
 	log     logr.Logger
 }
@@ -90,20 +90,15 @@ func Register(mgr manager.Manager, owned ...cached.Owned) error {
 }
 
 // listsOf makes, for each kind owned, its empty list.
-func listsOf(scheme *runtime.Scheme, owned []cached.Owned) (map[string]func() client.ObjectList, error) {
-	lists := map[string]func() client.ObjectList{}
+func listsOf(scheme *runtime.Scheme, owned []cached.Owned) (map[string]client.ObjectList, error) {
+	lists := map[string]client.ObjectList{}
 	for _, o := range owned {
 		gvk, err := apiutil.GVKForObject(o.Type, scheme)
 		if err != nil {
 			return nil, fmt.Errorf("finding the kind of %T: %w", o.Type, err)
 		}
-		listKind := gvk.GroupVersion().WithKind(gvk.Kind + "List")
-		if _, err := scheme.New(listKind); err != nil {
-			return nil, fmt.Errorf("making a list of %s: %w", gvk.Kind, err)
-		}
-		lists[gvk.Kind] = func() client.ObjectList {
-			list, _ := scheme.New(listKind)
-			return list.(client.ObjectList)
+		if lists[gvk.Kind], err = kube.ListOf(scheme, o.Type); err != nil {
+			return nil, err
 		}
 	}
 	return lists, nil
@@ -135,8 +130,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			c.log.Error(err, "Reading resources for their metrics")
 		}
 	}
-	for kind, newList := range c.owned {
-		if list, ok := c.list(ctx, newList()); ok {
+	for kind, empty := range c.owned {
+		if list, ok := c.list(ctx, empty.DeepCopyObject().(client.ObjectList)); ok {
 			c.send(ch, []sample{{cacheObjects, float64(meta.LenList(list)), []string{kind}}})
 		}
 	}
