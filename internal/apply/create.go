@@ -15,6 +15,9 @@ import (
 // owner controls already is no error; one that is not owner's is left as
 // it is, and Create returns a NameConflictError, said and watched as
 // Apply's are. Create records no event: the caller names what it made.
+// A refusal as the namespace is being deleted teaches the Applier, as
+// Apply's do: Apply then sends nothing more for the owner, and an owner's
+// reconcile applies before it creates.
 func (a *Applier) Create(ctx context.Context, owner kube.Object, obj client.Object) (created bool, err error) {
 	kind := a.kindOf(obj)
 	defer func() { countRefusal(kind, err) }()
@@ -23,6 +26,9 @@ func (a *Applier) Create(ctx context.Context, owner kube.Object, obj client.Obje
 	if err == nil {
 		a.conflicts.resolved(conflictKey{kind: kind, namespace: key.Namespace, name: key.Name, owner: owner.GetUID()})
 		return true, nil
+	}
+	if namespaceTerminating(err) {
+		a.terminating.learn(ctx, a.Client, a.Client.Scheme(), owner, err)
 	}
 	if !apierrors.IsAlreadyExists(err) {
 		return false, fmt.Errorf("creating %s %s: %w", kind, key, err)
